@@ -1,0 +1,61 @@
+"""termsim: drive terminal programs in tests, on a virtual screen that answers them.
+
+General layout, front to back:
+
+* ``_parser`` / ``_screen`` / ``_terminal``: the sans-IO :class:`Terminal`;
+  bytes in, replies and immutable :class:`Snapshot` values out.
+* ``_snapshot`` / ``_predicates``: what a screen is, and the questions
+  (:class:`Text`, :class:`Regex`, :class:`CursorAt`...) a test asks of it.
+* ``_engine``: the one waiting engine, shared by live and replayed sessions.
+* ``_live`` (+ ``_process``, ``_keys``): a real program in a PTY (:func:`spawn`).
+* ``_errors``: what can go wrong, with the screen attached.
+"""
+
+from ._engine import Mark
+from ._errors import ProcessExited, RecordingError, SessionClosed, TermsimError, WaitTimeout
+from ._keys import UnknownKey, key_bytes
+from ._live import Session, spawn
+from ._predicates import (
+    CursorAfter,
+    CursorAt,
+    InputReady,
+    Predicate,
+    Regex,
+    Region,
+    Text,
+    as_predicate,
+)
+from ._snapshot import Cell, Cursor, Modes, Snapshot, Style
+from ._terminal import QUERY_KINDS, Query, Terminal
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "QUERY_KINDS",
+    "Cell",
+    "Cursor",
+    "CursorAfter",
+    "CursorAt",
+    "InputReady",
+    "Mark",
+    "Modes",
+    "Predicate",
+    "ProcessExited",
+    "Query",
+    "RecordingError",
+    "Regex",
+    "Region",
+    "Session",
+    "SessionClosed",
+    "Snapshot",
+    "Style",
+    "Terminal",
+    "TermsimError",
+    "Text",
+    "UnknownKey",
+    "WaitTimeout",
+    "__version__",
+    "as_predicate",
+    "key_bytes",
+    "spawn",
+]

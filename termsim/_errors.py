@@ -1,0 +1,131 @@
+"""termsim's exceptions.
+
+::
+
+    TermsimError
+    ├── WaitTimeout        (also a TimeoutError) the screen never matched in time
+    ├── ProcessExited      the program exited while a wait was pending
+    ├── SessionClosed      the test closed the session (or it was never opened)
+    └── RecordingError     a recording file is not one, or is damaged
+
+The three ways a wait can end badly are siblings on purpose: *the screen never
+matched* (``WaitTimeout``), *the program went away* (``ProcessExited``) and *you
+closed it* (``SessionClosed``) call for different fixes. Each carries the data
+an error report needs (``.predicate``, ``.snapshot``, ``.silent_for``...) so
+the pytest plugin and the CLI render them without parsing strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._predicates import Predicate
+    from ._snapshot import Snapshot
+    from ._terminal import Query
+
+
+class TermsimError(Exception):
+    """Base class of every termsim error."""
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line if line else line for line in text.splitlines())
+
+
+def describe_status(status: int | None) -> str:
+    if status is None:
+        return "unknown status"
+    if status < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = f"signal {-status}"
+        return f"killed by {name}"
+    return f"exit status {status}"
+
+
+class WaitTimeout(TermsimError, TimeoutError):
+    """A wait ran out of time: the screen never matched what was awaited."""
+
+    def __init__(
+        self, *, awaited: str, timeout: float, snapshot: Snapshot, silent_for: float | None,
+        predicate: Predicate | None = None, unanswered: Sequence[Query] = (),
+        explanation: str = "", since: str = "", recording: str | None = None,
+        unknown: dict[str, int] | None = None,
+    ) -> None:
+        self.awaited = awaited
+        self.timeout = timeout
+        self.snapshot = snapshot
+        self.silent_for = silent_for
+        self.predicate = predicate
+        self.unanswered = list(unanswered)
+        self.explanation = explanation
+        self.since = since
+        self.recording = recording
+        self.unknown = dict(unknown or {})
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        lines = [f"timed out after {self.timeout:g} s waiting for {self.awaited}"]
+        if self.since:
+            lines.append(f"  counting only screens drawn after {self.since}")
+        if self.explanation:
+            lines.append(f"  instead: {self.explanation}")
+        if self.silent_for is None:
+            lines.append("  the program printed nothing at all")
+        else:
+            lines.append(f"  the program has been silent for {self.silent_for:.2f} s")
+        if self.unanswered:
+            lines.append("  queries still unanswered:")
+            lines += [f"    {q.describe()}" for q in self.unanswered[-5:]]
+        if self.unknown:
+            seen = ", ".join(f"{k} x{v}" for k, v in sorted(self.unknown.items()))
+            lines.append(f"  sequences termsim did not understand: {seen}")
+        if self.recording:
+            lines.append(f"  recording: {self.recording}")
+        lines.append(_indent(self.snapshot.render()))
+        return "\n".join(lines)
+
+
+class ProcessExited(TermsimError):
+    """The program exited while a wait was pending (or before it began)."""
+
+    def __init__(
+        self, *, status: int | None, snapshot: Snapshot, awaited: str | None = None,
+        predicate: Predicate | None = None, recording: str | None = None,
+    ) -> None:
+        self.status = status
+        self.snapshot = snapshot
+        self.awaited = awaited
+        self.predicate = predicate
+        self.recording = recording
+        head = f"the program exited ({describe_status(status)})"
+        if awaited:
+            head += f" while waiting for {awaited}"
+        body = [head]
+        if recording:
+            body.append(f"  recording: {recording}")
+        body.append(_indent(snapshot.render()))
+        super().__init__("\n".join(body))
+
+
+class SessionClosed(TermsimError):
+    """The session was closed (by the test) and cannot be used any more."""
+
+
+class RecordingError(TermsimError):
+    """A file is not a termsim recording, or is damaged; says where and why."""
+
+    def __init__(self, message: str, *, path: str | None = None, offset: int | None = None) -> None:
+        self.path = path
+        self.offset = offset
+        where = []
+        if path:
+            where.append(str(path))
+        if offset is not None:
+            where.append(f"byte {offset}")
+        super().__init__(f"{': '.join(where)}: {message}" if where else message)

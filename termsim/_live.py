@@ -1,0 +1,516 @@
+"""Live sessions: a real program in a pseudo-terminal, driven through anyio.
+
+The thin I/O shell around the sans-IO :class:`~termsim.Terminal` and the
+shared :class:`~termsim._engine.Engine`:
+
+* ptyprocess forks the child in a new PTY (it becomes a session leader);
+* a reader task waits for the master fd to be readable (``anyio.wait_readable``,
+  so epoll on asyncio and trio alike), reads everything available, feeds the
+  terminal and writes the terminal's replies back at once: a CPR is answered
+  within the same loop iteration that read it;
+* an exit task waits on a pidfd, reaps the child, reads the output still in
+  the PTY, and only then tells the engine, so a wait that the last output
+  satisfies still succeeds and every other pending wait fails at once;
+* closing (normally, by exception, by cancellation) is shielded: hangup, then
+  terminate, then kill, each with a short grace period, for the child's
+  process group and every descendant found in ``/proc``.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import signal
+import termios
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Literal
+
+import anyio
+from ptyprocess import PtyProcess
+
+from ._engine import Engine, Mark
+from ._errors import SessionClosed, TermsimError, WaitTimeout
+from ._keys import key_bytes
+from ._predicates import PredicateLike
+from ._process import descendants, in_session, is_running, signal_all, wait_gone
+from ._snapshot import Snapshot
+from ._terminal import Policy, Terminal
+
+log = logging.getLogger("termsim")
+
+CprPolicy = Literal["answer", "ignore"] | float
+Command = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+READ_SIZE = 1 << 16
+#: Read at most this much before letting other tasks run.
+MAX_READ_BURST = 1 << 20
+#: How often a wait on the tty mode (``InputReady``) re-checks it.
+TTY_POLL_INTERVAL = 0.01
+#: Grace periods when ending the process tree: after SIGHUP, after SIGTERM.
+HANGUP_GRACE = 0.5
+TERMINATE_GRACE = 0.5
+KILL_GRACE = 2.0
+
+
+def _raw_mode(fd: int) -> bool | None:
+    """Whether the PTY's line discipline is raw (ICANON and ECHO off).
+
+    On Linux the master's termios are the slave's, which the program sets.
+    """
+    try:
+        lflag = termios.tcgetattr(fd)[3]
+    except (termios.error, OSError):
+        return None
+    return not (lflag & termios.ICANON) and not (lflag & termios.ECHO)
+
+
+class Session:
+    """A program running in a pseudo-terminal, watched through a virtual screen.
+
+    Create one with :func:`termsim.spawn` and use it as an async context
+    manager; leaving the block ends the whole process tree.
+    """
+
+    def __init__(
+        self, argv: Sequence[str], *, cols: int = 80, rows: int = 24,
+        env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
+        cpr: CprPolicy = "answer", term: str = "xterm-256color",
+        escape_delay: float = 0.6, write_timeout: float = 10.0,
+    ) -> None:
+        if isinstance(cpr, str) and cpr not in ("answer", "ignore"):
+            raise ValueError(f'cpr must be "answer", "ignore" or a delay in seconds, not {cpr!r}')
+        if not isinstance(cpr, str) and not cpr >= 0:
+            raise ValueError(f"a CPR delay must be >= 0 seconds, not {cpr!r}")
+        self.argv = list(argv)
+        self.cwd = None if cwd is None else os.fspath(cwd)
+        env_dict = dict(os.environ if env is None else env)
+        if env is None or "TERM" not in env:
+            env_dict["TERM"] = term
+        self.env = env_dict
+        self.cpr = cpr
+        self.escape_delay = escape_delay
+        self.write_timeout = write_timeout
+        policy: dict[str, Policy] = {}
+        if cpr == "ignore":
+            policy = {"cpr": "ignore", "decxcpr": "ignore"}
+        elif not isinstance(cpr, str):
+            policy = {"cpr": "defer", "decxcpr": "defer"}
+        self.terminal = Terminal(cols, rows, policy=policy)
+        self.engine = Engine(self.terminal, self)
+        #: Warnings about how the test drove the program (keys sent while the
+        #: terminal was cooked, ...), oldest first.
+        self.warnings: list[str] = []
+        #: Called as ``listener(kind, seconds, data)`` for everything that
+        #: crosses the PTY: ``"output"`` (bytes, as read), ``"input"``
+        #: (``(bytes, label)``), ``"reply"`` (bytes the terminal answered),
+        #: ``"resize"`` (``(cols, rows)``) and ``"exit"`` (the status).
+        #: Recorders and reports hang off this.
+        self.listeners: list[Callable[[str, float, object], None]] = []
+        self._proc: PtyProcess | None = None
+        self._fd = -1
+        self._pidfd = -1
+        self._t0 = 0.0
+        self._last_output: float | None = None
+        self._tty_raw: bool | None = None
+        self._inputs = 0
+        self._hold_until = 0.0
+        self._write_lock = anyio.Lock()
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._tasks = anyio.CancelScope()
+        self._reader_done = anyio.Event()
+        self._started = False
+        self._closed = False
+
+    # -- the Source protocol (for the engine) ------------------------------------
+
+    def now(self) -> float:
+        return anyio.current_time() - self._t0
+
+    def silent_for(self) -> float | None:
+        if self._last_output is None:
+            return None
+        return self.now() - self._last_output
+
+    def input_ready(self) -> bool | None:
+        if self._fd < 0:
+            return self._tty_raw
+        self._tty_raw = _raw_mode(self._fd)
+        return self._tty_raw
+
+    async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+        while not event.is_set():
+            remaining = deadline - self.now()
+            if remaining <= 0:
+                return
+            with anyio.move_on_after(min(remaining, TTY_POLL_INTERVAL) if poll else remaining):
+                await event.wait()
+            if poll:
+                self.engine.notify()
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    async def __aenter__(self) -> Session:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        tg, self._tg = self._tg, None
+        if tg is None:
+            return None
+        try:
+            return await tg.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # Our tasks never raise, so a group holds only the body's own
+            # exception (trio wraps it): let the original propagate unwrapped.
+            if exc is not None and len(group.exceptions) == 1 and group.exceptions[0] is exc:
+                return False
+            raise
+
+    async def start(self) -> None:
+        """Start the program. ``async with spawn(...)`` calls this for you."""
+        if self._started:
+            raise TermsimError("this session was already started")
+        self._started = True
+        try:
+            self._proc = PtyProcess.spawn(
+                self.argv, cwd=self.cwd, env=self.env,
+                dimensions=(self.terminal.rows, self.terminal.cols),
+            )
+        except FileNotFoundError as exc:
+            raise TermsimError(f"cannot start {self.argv[0]!r}: {exc}") from None
+        self._fd = self._proc.fd
+        os.set_blocking(self._fd, False)
+        self._t0 = anyio.current_time()
+        try:
+            self._pidfd = os.pidfd_open(self._proc.pid)
+        except (AttributeError, OSError):
+            self._pidfd = -1
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        self._tg.start_soon(self._run_tasks)
+
+    async def _run_tasks(self) -> None:
+        with self._tasks:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._reader)
+                tg.start_soon(self._watch_exit)
+
+    @property
+    def pid(self) -> int:
+        if self._proc is None:
+            raise SessionClosed("the session has not started")
+        return int(self._proc.pid)
+
+    async def aclose(self) -> None:
+        """End the program and its whole process tree, and release the PTY.
+
+        Safe to call twice and under cancellation (the teardown is shielded).
+        """
+        if self._closed:
+            return
+        self._closed = True
+        if self._proc is None:
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                await self._end_process_tree()
+            finally:
+                self._drain()
+                self.engine.close()
+                self._tasks.cancel()
+                with anyio.move_on_after(1.0):
+                    await self._reader_done.wait()
+                self._release()
+
+    async def _end_process_tree(self) -> None:
+        proc = self._proc
+        assert proc is not None
+        pid = proc.pid
+        others = set(descendants(pid)) | set(in_session(pid))
+        for sig, grace in (
+            (signal.SIGHUP, HANGUP_GRACE), (signal.SIGTERM, TERMINATE_GRACE),
+            (signal.SIGKILL, KILL_GRACE),
+        ):
+            others |= set(descendants(pid))
+            alive = [p for p in others if is_running(p)]
+            if self.engine.exited and not alive:
+                return
+            if not self.engine.exited:
+                alive.append(pid)
+            signal_all(pid, alive, sig)
+            with anyio.move_on_after(grace):
+                await wait_gone(alive, grace)
+                if not self.engine.exited:
+                    await self.engine._exit_event.wait()
+        if not self.engine.exited:
+            log.error("termsim: process %d survived SIGKILL", pid)
+
+    def _release(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        if self._pidfd >= 0:
+            os.close(self._pidfd)
+            self._pidfd = -1
+        if self._fd >= 0:
+            self._fd = -1
+            try:
+                proc.fileobj.close()
+            except OSError:
+                pass
+        # ptyprocess's __del__ would close again and sleep; it has nothing left to do.
+        proc.closed = True
+        proc.terminated = True
+
+    # -- reading ----------------------------------------------------------------------
+
+    async def _reader(self) -> None:
+        try:
+            while self._fd >= 0:
+                await anyio.wait_readable(self._fd)
+                if not self._drain():
+                    break
+        except (OSError, anyio.ClosedResourceError) as exc:
+            log.debug("termsim: reader stopped: %s", exc)
+        finally:
+            self._reader_done.set()
+
+    def _drain(self) -> bool:
+        """Read what the PTY has now and feed it; False at end of output."""
+        fd = self._fd
+        if fd < 0:
+            return False
+        total = 0
+        while total < MAX_READ_BURST:
+            try:
+                chunk = os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                return True
+            except OSError as exc:
+                if exc.errno == errno.EIO:  # every slave fd is closed
+                    return False
+                raise
+            if not chunk:
+                return False
+            total += len(chunk)
+            self._on_output(chunk)
+        return True
+
+    def _emit(self, kind: str, data: object) -> None:
+        now = self.now()
+        for listener in self.listeners:
+            listener(kind, now, data)
+
+    def _on_output(self, chunk: bytes) -> None:
+        self._last_output = self.now()
+        if self.listeners:
+            self._emit("output", chunk)
+        terminal = self.terminal
+        generation = terminal.generation
+        replies = terminal.feed(chunk)
+        if replies:
+            self._write_reply(replies)
+        deferred = terminal.take_deferred()
+        if deferred and self._tg is not None:
+            for query in deferred:
+                self._tg.start_soon(self._answer_later, query)
+        if terminal.generation != generation:
+            self.engine.notify()
+
+    def _write_reply(self, data: bytes) -> None:
+        """Replies go out at once, without waiting for other writers."""
+        if self.listeners:
+            self._emit("reply", data)
+        try:
+            written = os.write(self._fd, data)
+        except OSError as exc:
+            log.debug("termsim: could not write a reply: %s", exc)
+            return
+        if written < len(data) and self._tg is not None:
+            self._tg.start_soon(self._write_all, data[written:])
+
+    async def _answer_later(self, query: object) -> None:
+        from ._terminal import Query
+
+        assert isinstance(query, Query) and query.reply is not None
+        assert not isinstance(self.cpr, str)
+        await anyio.sleep(float(self.cpr))  # the policy's delay, not synchronisation
+        if self._fd >= 0:
+            if self.listeners:
+                self._emit("reply", query.reply)
+            await self._write_all(query.reply)
+            query.status = "answered"
+
+    async def _watch_exit(self) -> None:
+        proc = self._proc
+        assert proc is not None
+        if self._pidfd >= 0:
+            await anyio.wait_readable(self._pidfd)
+            # The pidfd is readable: the child has exited, this does not block.
+            _, status = os.waitpid(proc.pid, 0)  # noqa: ASYNC222
+        else:
+            _, status = await anyio.to_thread.run_sync(
+                os.waitpid, proc.pid, 0, abandon_on_cancel=True,
+            )
+        code = os.waitstatus_to_exitcode(status)
+        proc.terminated = True
+        self._drain()  # the output the program wrote before exiting
+        if self.listeners:
+            self._emit("exit", code)
+        self.engine.process_exited(code)
+
+    # -- waiting --------------------------------------------------------------------------
+
+    @property
+    def screen(self) -> Snapshot:
+        """The screen now."""
+        return self.engine.snapshot()
+
+    async def wait_for(
+        self, predicate: PredicateLike, *, timeout: float, since: Mark | None = None,
+    ) -> Snapshot:
+        """Wait until the screen matches; return the snapshot that matched.
+
+        ``since=mark`` counts only screens drawn from output read after the
+        input that returned ``mark`` was written. Raises :class:`WaitTimeout`
+        (showing the screen), or :class:`ProcessExited` at once if the program
+        exits first.
+        """
+        return await self.engine.wait_for(predicate, timeout=timeout, since=since)
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        """Wait for the program to exit; its status, negative for a signal."""
+        return await self.engine.wait_exit(timeout=timeout)
+
+    @property
+    def exit_status(self) -> int | None:
+        return self.engine.exit_status
+
+    # -- input ------------------------------------------------------------------------------
+
+    async def type(self, text: str) -> Mark:
+        """Type text. Multi-line text goes as one bracketed paste when the
+        program enabled it (mode 2004); otherwise each newline is an Enter."""
+        if self.terminal.modes.bracketed_paste and "\n" in text:
+            data = b"\x1b[200~" + text.encode() + b"\x1b[201~"
+        else:
+            data = text.replace("\r\n", "\n").replace("\n", "\r").encode()
+        return await self._send_input(data, f"typed {_short(text)}", keys=True)
+
+    async def press(self, *keys: str) -> Mark:
+        """Press keys by name (``"enter"``, ``"ctrl+d"``, ``"down"``...), each in
+        one write. After Escape the next key waits ``escape_delay`` so the
+        program reads two keys, not Alt+key (prompt_toolkit waits 0.5 s)."""
+        if not keys:
+            raise ValueError("press() needs at least one key")
+        cursor_mode = self.terminal.modes.application_cursor
+        encoded = [key_bytes(k, application_cursor=cursor_mode) for k in keys]
+        mark: Mark | None = None
+        for name, data in zip(keys, encoded, strict=True):
+            mark = await self._send_input(data, f"key {name}", keys=True)
+        assert mark is not None
+        return mark
+
+    async def send(self, data: bytes) -> Mark:
+        """Send raw bytes, exactly as given."""
+        return await self._send_input(bytes(data), f"bytes {_short(data)}", keys=False)
+
+    async def _send_input(self, data: bytes, label: str, *, keys: bool) -> Mark:
+        if self._closed or self._fd < 0:
+            raise SessionClosed("the session is closed")
+        wait = self._hold_until - self.now()
+        if wait > 0:
+            await anyio.sleep(wait)  # protocol timing: ESC must stand alone
+        if keys and self.input_ready() is False:
+            warning = (
+                f"{label} sent at {self.now():.3f} s while the terminal was cooked "
+                "(the program was not reading keys): they may be echoed, turn into "
+                "signals or be lost; wait for InputReady() first"
+            )
+            self.warnings.append(warning)
+            log.warning("termsim: %s", warning)
+        self._inputs += 1
+        mark = Mark(self._inputs, self.terminal.generation, self.now(), label)
+        if self.listeners:
+            self._emit("input", (data, label))
+        await self._write_all(data)
+        self._hold_until = self.now() + self.escape_delay if data == b"\x1b" else 0.0
+        return mark
+
+    async def _write_all(self, data: bytes) -> None:
+        view = memoryview(data)
+        try:
+            with anyio.fail_after(self.write_timeout):
+                async with self._write_lock:
+                    while view:
+                        try:
+                            n = os.write(self._fd, view)
+                        except BlockingIOError:
+                            await anyio.wait_writable(self._fd)
+                            continue
+                        view = view[n:]
+        except TimeoutError:
+            raise WaitTimeout(
+                awaited=f"the program to read its input ({len(view)} of {len(data)} bytes "
+                "still unread)", timeout=self.write_timeout, snapshot=self.screen,
+                silent_for=self.silent_for(), unanswered=self.terminal.unanswered(),
+            ) from None
+        except OSError as exc:
+            raise SessionClosed(f"cannot write to the program: {exc}") from None
+
+    async def resize(self, cols: int, rows: int) -> Mark:
+        """Resize the screen and the PTY; the program gets SIGWINCH."""
+        if self._proc is None or self._closed:
+            raise SessionClosed("the session is closed")
+        self.terminal.resize(cols, rows)
+        self._inputs += 1
+        mark = Mark(self._inputs, self.terminal.generation, self.now(), f"resize {cols}x{rows}")
+        if self.listeners:
+            self._emit("resize", (cols, rows))
+        try:
+            self._proc.setwinsize(rows, cols)
+        except OSError as exc:
+            log.debug("termsim: resize failed: %s", exc)
+        self.engine.notify()
+        return mark
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else ("exited" if self.engine.exited else "running")
+        return f"<termsim.Session {self.argv!r} {state}>"
+
+
+def _short(value: str | bytes, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+def spawn(
+    argv: Command, *, cols: int = 80, rows: int = 24, env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None, cpr: CprPolicy = "answer",
+    term: str = "xterm-256color", escape_delay: float = 0.6, write_timeout: float = 10.0,
+) -> Session:
+    """Start ``argv`` in a pseudo-terminal of ``cols`` x ``rows``.
+
+    Use as ``async with termsim.spawn([...]) as term:``. ``env`` replaces the
+    whole environment, as in :mod:`subprocess`; ``TERM`` is ``term`` unless
+    ``env`` sets it. ``cpr``: ``"answer"`` (default), ``"ignore"`` (never
+    answer cursor position requests, to reproduce CPR starvation), or a delay
+    in seconds before each answer.
+    """
+    if isinstance(argv, (str, os.PathLike)):
+        args = [os.fspath(argv)]
+    else:
+        args = [os.fspath(a) for a in argv]
+    if not args:
+        raise ValueError("spawn() needs a command")
+    return Session(
+        args, cols=cols, rows=rows, env=env, cwd=cwd, cpr=cpr, term=term,
+        escape_delay=escape_delay, write_timeout=write_timeout,
+    )
+

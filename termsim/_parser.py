@@ -1,0 +1,289 @@
+"""Tokenizer: decoded terminal output in, calls on a handler out.
+
+This replaces pyte's ``Stream``. pyte's generator state machine takes one
+``send()`` per byte of every escape sequence, raises out of ``feed()`` on valid
+sequences (``CSI ? 6 n``, ``CSI 1 ; 2 C``) and loses the rest of the chunk,
+prints DCS/APC bodies as text and stops at colon sub-parameters. Here a regular
+expression finds each token, the handler gets the whole token at once, and an
+incomplete token at the end of a chunk waits for the next one.
+
+Rules, as in xterm's parser (see ``ctlseqs``):
+
+* C0 controls are executed wherever they appear, even inside a CSI.
+* CAN (0x18) and SUB (0x1a) abort any sequence or string.
+* A string (OSC, DCS, SOS, PM, APC) ends at ST (``ESC \\`` or 0x9c); OSC
+  also at BEL. An ESC followed by anything else ends the string and starts a
+  new sequence. Strings are capped (``MAX_STRING``): the rest is dropped, not
+  buffered, so memory stays bounded whatever the program prints.
+* Undecodable bytes arrive as lone surrogates (``surrogateescape``) so that
+  byte offsets stay exact; they are drawn as U+FFFD.
+
+Hot path, guarded by ``benchmarks/bench_feed.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+MAX_STRING = 1 << 16
+#: An incomplete CSI/ESC sequence longer than this is garbage, not a sequence.
+MAX_PENDING = 256
+
+_TEXT = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
+_CSI = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
+_CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")
+_CSI8 = re.compile(r"\x9b([0-?]*)([ -/]*)([@-~])")
+_CSI8_PREFIX = re.compile(r"\x9b[0-?]*[ -/]*")
+_OSC_END = re.compile(r"[\x07\x18\x1a\x1b\x9c]")
+_STR_END = re.compile(r"[\x18\x1a\x1b\x9c]")
+
+_STRING_INTRODUCERS = {"]": "OSC", "P": "DCS", "X": "SOS", "^": "PM", "_": "APC"}
+_C1_STRINGS = {"\x9d": "OSC", "\x90": "DCS", "\x98": "SOS", "\x9e": "PM", "\x9f": "APC"}
+
+
+class Handler(Protocol):
+    def draw(self, text: str) -> None: ...
+    def control(self, char: str) -> None: ...
+    def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None: ...
+    def esc(self, inter: str, final: str, index: int) -> None: ...
+    def string(self, kind: str, body: str, terminator: str, index: int) -> None: ...
+    def garbage(self, kind: str) -> None: ...
+    def failed(self, exc: Exception) -> None: ...
+
+
+class Parser:
+    """Splits text into tokens for a :class:`Handler`; keeps partial tokens."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self._pending = ""
+        # An open string (OSC/DCS/...) that has not seen its terminator yet.
+        self._string_kind: str | None = None
+        self._string_parts: list[str] = []
+        self._string_len = 0
+        self._string_index = 0
+        #: Where parsing resumes if the handler fails on the current token.
+        self.next = 0
+
+    @property
+    def pending(self) -> str:
+        """Text held back because it may be the start of a sequence."""
+        return self._pending
+
+    def reset(self) -> None:
+        self._pending = ""
+        self._string_kind = None
+        self._string_parts = []
+        self._string_len = 0
+
+    def feed(self, data: str) -> int:
+        """Process ``data``; return how many characters of it were held back.
+
+        The handler is called for every complete token. Exceptions raised by
+        the handler propagate; the caller (``Terminal``) guards them.
+        """
+        if self._pending:
+            data = self._pending + data
+            self._pending = ""
+        n = len(data)
+        i = 0
+        if self._string_kind is not None:
+            try:
+                i = self._continue_string(data, 0)
+            except Exception as exc:
+                self.handler.failed(exc)
+                self._abort_string()
+                i = self.next
+        h = self.handler
+        text_match = _TEXT.match
+        while i < n:
+            try:
+                m = text_match(data, i)
+                if m is not None:
+                    self.next = m.end()
+                    h.draw(m.group())
+                    i = m.end()
+                    continue
+                ch = data[i]
+                if ch == "\x1b":
+                    j = self._escape(data, i)
+                elif ch < " " or ch == "\x7f":
+                    self.next = i + 1
+                    if ch not in "\x00\x7f":
+                        h.control(ch)
+                    j = i + 1
+                else:  # C1 control (U+0080..U+009F)
+                    j = self._c1(data, i)
+                if j < 0:  # incomplete: keep for the next chunk
+                    rest = data[i:]
+                    if len(rest) > MAX_PENDING:
+                        h.garbage("overlong sequence")
+                        i += 1
+                        continue
+                    self._pending = rest
+                    return n - i
+                i = j
+            except Exception as exc:
+                # Skip that token only: the bytes after it are still processed.
+                h.failed(exc)
+                self._abort_string()
+                i = max(self.next, i + 1)
+        return len(self._pending)
+
+    # -- escape sequences ------------------------------------------------------
+
+    def _escape(self, data: str, i: int) -> int:
+        """Handle the sequence at ``data[i] == ESC``; return the next index or -1."""
+        n = len(data)
+        if i + 1 >= n:
+            return -1
+        c = data[i + 1]
+        h = self.handler
+        if c == "[":
+            m = _CSI.match(data, i)
+            if m is not None:
+                params = m.group(1)
+                private = ""
+                if params and params[0] in "<=>?":
+                    private, params = params[0], params[1:]
+                self.next = m.end()
+                h.csi(private, params, m.group(2), m.group(3), i)
+                return m.end()
+            prefix = _CSI_PREFIX.match(data, i)
+            end = prefix.end() if prefix is not None else i + 2
+            if end >= n:
+                return -1
+            # A byte that cannot continue a CSI: drop the sequence, and let the
+            # byte itself (a control, or text) be processed normally.
+            h.garbage("malformed CSI")
+            return end
+        kind = _STRING_INTRODUCERS.get(c)
+        if kind is not None:
+            return self._start_string(kind, data, i + 2, i)
+        if c < " ":
+            # ESC interrupted by a control: the control is executed, the ESC
+            # forgotten (CAN/SUB cancel it, which is the same thing here).
+            return i + 1
+        if " " <= c <= "/":
+            # Intermediate bytes, then a final byte: ESC ( B, ESC # 8, ESC SP F.
+            j = i + 1
+            while j < n and " " <= data[j] <= "/":
+                j += 1
+            if j >= n:
+                return -1
+            final = data[j]
+            if final < "0" or final > "~":
+                h.garbage("malformed ESC")
+                return j
+            self.next = j + 1
+            h.esc(data[i + 1:j], final, i)
+            return j + 1
+        self.next = i + 2
+        h.esc("", c, i)
+        return i + 2
+
+    def _c1(self, data: str, i: int) -> int:
+        ch = data[i]
+        h = self.handler
+        if ch == "\x9b":
+            m = _CSI8.match(data, i)
+            if m is not None:
+                params = m.group(1)
+                private = ""
+                if params and params[0] in "<=>?":
+                    private, params = params[0], params[1:]
+                self.next = m.end()
+                h.csi(private, params, m.group(2), m.group(3), i)
+                return m.end()
+            prefix = _CSI8_PREFIX.match(data, i)
+            end = prefix.end() if prefix is not None else i + 1
+            if end >= len(data):
+                return -1
+            h.garbage("malformed CSI")
+            return end
+        kind = _C1_STRINGS.get(ch)
+        if kind is not None:
+            return self._start_string(kind, data, i + 1, i)
+        self.next = i + 1
+        if ch == "\x84":
+            h.esc("", "D", i)  # IND
+        elif ch == "\x85":
+            h.esc("", "E", i)  # NEL
+        elif ch == "\x88":
+            h.esc("", "H", i)  # HTS
+        elif ch == "\x8d":
+            h.esc("", "M", i)  # RI
+        elif ch != "\x9c":  # a stray ST is harmless
+            h.garbage("C1 control")
+        return i + 1
+
+    # -- strings ---------------------------------------------------------------
+
+    def _start_string(self, kind: str, data: str, start: int, index: int) -> int:
+        self._string_kind = kind
+        self._string_parts = []
+        self._string_len = 0
+        self._string_index = index
+        return self._continue_string(data, start)
+
+    def _continue_string(self, data: str, start: int) -> int:
+        """Consume string content from ``start``; return the next index.
+
+        When the chunk ends inside the string, everything is consumed (the
+        string state keeps it) and ``len(data)`` is returned.
+        """
+        kind = self._string_kind
+        assert kind is not None
+        ends = _OSC_END if kind == "OSC" else _STR_END
+        m = ends.search(data, start)
+        if m is None:
+            self._keep_string(data[start:])
+            return len(data)
+        j = m.start()
+        self._keep_string(data[start:j])
+        end = data[j]
+        if end == "\x1b":
+            if j + 1 >= len(data):
+                self._pending = "\x1b"  # might be ST; decide on the next chunk
+                return len(data)
+            if data[j + 1] == "\\":
+                self.next = j + 2
+                self._finish_string("\x1b\\")
+                return j + 2
+            # ESC + anything else ends the string and starts a new sequence.
+            self.next = j
+            self._finish_string("")
+            return j
+        if end in "\x18\x1a":
+            self._abort_string()
+            return j + 1
+        self.next = j + 1
+        self._finish_string(end)
+        return j + 1
+
+    def _keep_string(self, part: str) -> None:
+        if not part:
+            return
+        room = MAX_STRING - self._string_len
+        if room > 0:
+            self._string_parts.append(part[:room])
+        self._string_len += len(part)
+
+    def _finish_string(self, terminator: str) -> None:
+        kind = self._string_kind
+        assert kind is not None
+        body = "".join(self._string_parts)
+        truncated = self._string_len > MAX_STRING
+        self._string_kind = None
+        self._string_parts = []
+        self._string_len = 0
+        if truncated:
+            self.handler.garbage(f"{kind} string over {MAX_STRING} characters")
+            return
+        self.handler.string(kind, body, terminator, self._string_index)
+
+    def _abort_string(self) -> None:
+        self._string_kind = None
+        self._string_parts = []
+        self._string_len = 0

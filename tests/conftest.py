@@ -1,0 +1,41 @@
+"""Shared fixtures: both anyio backends, and a fresh HOME for the example REPL."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+EXAMPLE = [sys.executable, str(ROOT / "examples" / "agent_repl.py")]
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def program(name: str, *args: str) -> list[str]:
+    """argv for one of the small test programs in tests/programs/."""
+    return [sys.executable, str(PROGRAMS / name), *args]
+
+
+@pytest.fixture
+def repl_env(tmp_path: Path) -> dict[str, str]:
+    """Environment for the example REPL: an empty HOME, so the picker shows."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENT_REPL_"))}
+    env["HOME"] = str(tmp_path)
+    env["AGENT_REPL_BOOT_SECONDS"] = "0.3"
+    return env
+
+
+@pytest.fixture
+def configured_env(repl_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """Environment for the example REPL with a theme already chosen (no picker)."""
+    config = tmp_path / ".config" / "agent-repl"
+    config.mkdir(parents=True)
+    (config / "config.json").write_text('{"theme": "dark"}\n')
+    return repl_env

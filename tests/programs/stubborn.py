@@ -1,0 +1,27 @@
+"""Ignores SIGHUP and SIGTERM, forks a grandchild that does too, and one in a
+new session; prints all three pids, then sleeps. Used to prove cleanup."""
+
+import os
+import signal
+import sys
+import time
+
+for sig in (signal.SIGHUP, signal.SIGTERM):
+    signal.signal(sig, signal.SIG_IGN)
+
+pids = [os.getpid()]
+child = os.fork()
+if child == 0:
+    while True:
+        time.sleep(60)
+pids.append(child)
+if len(sys.argv) > 1 and sys.argv[1] == "--setsid":
+    detached = os.fork()
+    if detached == 0:
+        os.setsid()
+        while True:
+            time.sleep(60)
+    pids.append(detached)
+print("PIDS " + " ".join(map(str, pids)), flush=True)
+while True:
+    time.sleep(60)
