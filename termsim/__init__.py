@@ -7,7 +7,10 @@ General layout, front to back:
 * ``_snapshot`` / ``_predicates``: what a screen is, and the questions
   (:class:`Text`, :class:`Regex`, :class:`CursorAt`...) a test asks of it.
 * ``_engine``: the one waiting engine, shared by live and replayed sessions.
+* ``_driver``: the test-facing API both sources share.
 * ``_live`` (+ ``_process``, ``_keys``): a real program in a PTY (:func:`spawn`).
+* ``_recording`` / ``_replay``: sessions written to a file as they run, and
+  replayed through the same engine on a virtual clock (:func:`replay`).
 * ``_errors``: what can go wrong, with the screen attached.
 """
 
@@ -25,6 +28,8 @@ from ._predicates import (
     Text,
     as_predicate,
 )
+from ._recording import Event, Recording
+from ._replay import ReplayDivergence, ReplaySession, replay
 from ._snapshot import Cell, Cursor, Modes, Snapshot, Style
 from ._terminal import QUERY_KINDS, Query, Terminal
 
@@ -36,15 +41,19 @@ __all__ = [
     "Cursor",
     "CursorAfter",
     "CursorAt",
+    "Event",
     "InputReady",
     "Mark",
     "Modes",
     "Predicate",
     "ProcessExited",
     "Query",
+    "Recording",
     "RecordingError",
     "Regex",
     "Region",
+    "ReplayDivergence",
+    "ReplaySession",
     "Session",
     "SessionClosed",
     "Snapshot",
@@ -57,5 +66,6 @@ __all__ = [
     "__version__",
     "as_predicate",
     "key_bytes",
+    "replay",
     "spawn",
 ]

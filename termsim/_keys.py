@@ -38,6 +38,8 @@ def key_bytes(name: str, *, application_cursor: bool = False) -> bytes:
     """The bytes for one key press, e.g. ``key_bytes("ctrl+c") == b"\\x03"``."""
     if len(name) == 1:
         return name.encode()
+    if not name:
+        raise UnknownKey("an empty key name")
     parts = name.lower().split("+")
     if "" in parts:  # "ctrl++" or "alt++": the key is "+"
         parts = [p for p in parts if p] + ["+"]

@@ -30,13 +30,12 @@ from typing import Literal
 import anyio
 from ptyprocess import PtyProcess
 
+from . import _recording as rec
+from ._driver import Driver
 from ._engine import Engine, Mark
 from ._errors import SessionClosed, TermsimError, WaitTimeout
-from ._keys import key_bytes
-from ._predicates import PredicateLike
 from ._process import descendants, in_session, is_running, signal_all, wait_gone
-from ._snapshot import Snapshot
-from ._terminal import Policy, Terminal
+from ._terminal import Policy, Query, Terminal
 
 log = logging.getLogger("termsim")
 
@@ -66,7 +65,7 @@ def _raw_mode(fd: int) -> bool | None:
     return not (lflag & termios.ICANON) and not (lflag & termios.ECHO)
 
 
-class Session:
+class Session(Driver):
     """A program running in a pseudo-terminal, watched through a virtual screen.
 
     Create one with :func:`termsim.spawn` and use it as an async context
@@ -78,6 +77,7 @@ class Session:
         env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
         cpr: CprPolicy = "answer", term: str = "xterm-256color",
         escape_delay: float = 0.6, write_timeout: float = 10.0,
+        record: str | os.PathLike[str] | None = None,
     ) -> None:
         if isinstance(cpr, str) and cpr not in ("answer", "ignore"):
             raise ValueError(f'cpr must be "answer", "ignore" or a delay in seconds, not {cpr!r}')
@@ -122,6 +122,8 @@ class Session:
         self._reader_done = anyio.Event()
         self._started = False
         self._closed = False
+        self.record_path = None if record is None else os.fspath(record)
+        self._recorder: rec.Recorder | None = None
 
     # -- the Source protocol (for the engine) ------------------------------------
 
@@ -136,8 +138,12 @@ class Session:
     def input_ready(self) -> bool | None:
         if self._fd < 0:
             return self._tty_raw
-        self._tty_raw = _raw_mode(self._fd)
-        return self._tty_raw
+        raw = _raw_mode(self._fd)
+        if raw != self._tty_raw:
+            self._tty_raw = raw
+            if self._recorder is not None:
+                self._recorder.event(rec.TTY, self.now(), raw)
+        return raw
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
         while not event.is_set():
@@ -159,7 +165,13 @@ class Session:
         self, exc_type: type[BaseException] | None, exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        await self.aclose()
+        if exc is None:
+            how = "closed"
+        elif isinstance(exc, anyio.get_cancelled_exc_class()):
+            how = "cancelled"
+        else:
+            how = f"error: {type(exc).__name__}"
+        await self.aclose(how)
         tg, self._tg = self._tg, None
         if tg is None:
             return None
@@ -177,12 +189,24 @@ class Session:
         if self._started:
             raise TermsimError("this session was already started")
         self._started = True
+        if self.record_path is not None:
+            header = rec.make_header(
+                argv=self.argv, cwd=self.cwd, cols=self.terminal.cols,
+                rows=self.terminal.rows, env=self.env, policy=self.terminal.policy,
+            )
+            self._recorder = rec.Recorder(self.record_path, header)
+            self.listeners.append(self._record)
+            self.engine.observers.append(self._record_wait)
+            self.engine.recording = self.record_path
         try:
             self._proc = PtyProcess.spawn(
                 self.argv, cwd=self.cwd, env=self.env,
                 dimensions=(self.terminal.rows, self.terminal.cols),
             )
         except FileNotFoundError as exc:
+            if self._recorder is not None:
+                self._recorder.event(rec.WARNING, 0.0, f"cannot start: {exc}")
+                self._recorder.close(0.0, "error: not started")
             raise TermsimError(f"cannot start {self.argv[0]!r}: {exc}") from None
         self._fd = self._proc.fd
         os.set_blocking(self._fd, False)
@@ -207,10 +231,11 @@ class Session:
             raise SessionClosed("the session has not started")
         return int(self._proc.pid)
 
-    async def aclose(self) -> None:
+    async def aclose(self, how: str = "closed") -> None:
         """End the program and its whole process tree, and release the PTY.
 
         Safe to call twice and under cancellation (the teardown is shielded).
+        ``how`` is written at the end of the recording.
         """
         if self._closed:
             return
@@ -227,6 +252,8 @@ class Session:
                 with anyio.move_on_after(1.0):
                     await self._reader_done.wait()
                 self._release()
+                if self._recorder is not None:
+                    self._recorder.close(self.now(), how)
 
     async def _end_process_tree(self) -> None:
         proc = self._proc
@@ -335,10 +362,8 @@ class Session:
         if written < len(data) and self._tg is not None:
             self._tg.start_soon(self._write_all, data[written:])
 
-    async def _answer_later(self, query: object) -> None:
-        from ._terminal import Query
-
-        assert isinstance(query, Query) and query.reply is not None
+    async def _answer_later(self, query: Query) -> None:
+        assert query.reply is not None
         assert not isinstance(self.cpr, str)
         await anyio.sleep(float(self.cpr))  # the policy's delay, not synchronisation
         if self._fd >= 0:
@@ -365,62 +390,6 @@ class Session:
             self._emit("exit", code)
         self.engine.process_exited(code)
 
-    # -- waiting --------------------------------------------------------------------------
-
-    @property
-    def screen(self) -> Snapshot:
-        """The screen now."""
-        return self.engine.snapshot()
-
-    async def wait_for(
-        self, predicate: PredicateLike, *, timeout: float, since: Mark | None = None,
-    ) -> Snapshot:
-        """Wait until the screen matches; return the snapshot that matched.
-
-        ``since=mark`` counts only screens drawn from output read after the
-        input that returned ``mark`` was written. Raises :class:`WaitTimeout`
-        (showing the screen), or :class:`ProcessExited` at once if the program
-        exits first.
-        """
-        return await self.engine.wait_for(predicate, timeout=timeout, since=since)
-
-    async def wait_exit(self, timeout: float) -> int | None:
-        """Wait for the program to exit; its status, negative for a signal."""
-        return await self.engine.wait_exit(timeout=timeout)
-
-    @property
-    def exit_status(self) -> int | None:
-        return self.engine.exit_status
-
-    # -- input ------------------------------------------------------------------------------
-
-    async def type(self, text: str) -> Mark:
-        """Type text. Multi-line text goes as one bracketed paste when the
-        program enabled it (mode 2004); otherwise each newline is an Enter."""
-        if self.terminal.modes.bracketed_paste and "\n" in text:
-            data = b"\x1b[200~" + text.encode() + b"\x1b[201~"
-        else:
-            data = text.replace("\r\n", "\n").replace("\n", "\r").encode()
-        return await self._send_input(data, f"typed {_short(text)}", keys=True)
-
-    async def press(self, *keys: str) -> Mark:
-        """Press keys by name (``"enter"``, ``"ctrl+d"``, ``"down"``...), each in
-        one write. After Escape the next key waits ``escape_delay`` so the
-        program reads two keys, not Alt+key (prompt_toolkit waits 0.5 s)."""
-        if not keys:
-            raise ValueError("press() needs at least one key")
-        cursor_mode = self.terminal.modes.application_cursor
-        encoded = [key_bytes(k, application_cursor=cursor_mode) for k in keys]
-        mark: Mark | None = None
-        for name, data in zip(keys, encoded, strict=True):
-            mark = await self._send_input(data, f"key {name}", keys=True)
-        assert mark is not None
-        return mark
-
-    async def send(self, data: bytes) -> Mark:
-        """Send raw bytes, exactly as given."""
-        return await self._send_input(bytes(data), f"bytes {_short(data)}", keys=False)
-
     async def _send_input(self, data: bytes, label: str, *, keys: bool) -> Mark:
         if self._closed or self._fd < 0:
             raise SessionClosed("the session is closed")
@@ -435,6 +404,8 @@ class Session:
             )
             self.warnings.append(warning)
             log.warning("termsim: %s", warning)
+            if self._recorder is not None:
+                self._recorder.event(rec.WARNING, self.now(), warning)
         self._inputs += 1
         mark = Mark(self._inputs, self.terminal.generation, self.now(), label)
         if self.listeners:
@@ -464,6 +435,37 @@ class Session:
         except OSError as exc:
             raise SessionClosed(f"cannot write to the program: {exc}") from None
 
+    # -- recording ------------------------------------------------------------------------
+
+    def note(self, label: str) -> None:
+        if self._recorder is not None:
+            self._recorder.event(rec.NOTE, self.now(), str(label))
+
+    def _record(self, kind: str, t: float, data: object) -> None:
+        recorder = self._recorder
+        assert recorder is not None
+        if kind == "output":
+            recorder.event(rec.OUTPUT, t, data)
+        elif kind == "input":
+            payload, label = data  # type: ignore[misc]
+            recorder.event(rec.INPUT, t, payload, label)
+        elif kind == "reply":
+            recorder.event(rec.REPLY, t, data)
+        elif kind == "resize":
+            cols, rows = data  # type: ignore[misc]
+            recorder.event(rec.RESIZE, t, cols, rows)
+        elif kind == "exit":
+            recorder.event(rec.EXIT, t, data)
+
+    def _record_wait(self, kind: str, details: dict[str, object]) -> None:
+        recorder = self._recorder
+        assert recorder is not None
+        at = float(details.pop("at"))  # type: ignore[arg-type]
+        since = details.get("since")
+        if since is not None:
+            details["since"] = str(since)
+        recorder.event(rec.WAIT_START if kind == "wait-start" else rec.WAIT_END, at, details)
+
     async def resize(self, cols: int, rows: int) -> Mark:
         """Resize the screen and the PTY; the program gets SIGWINCH."""
         if self._proc is None or self._closed:
@@ -485,15 +487,11 @@ class Session:
         return f"<termsim.Session {self.argv!r} {state}>"
 
 
-def _short(value: str | bytes, limit: int = 40) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 4] + "...'"
-
-
 def spawn(
     argv: Command, *, cols: int = 80, rows: int = 24, env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None, cpr: CprPolicy = "answer",
     term: str = "xterm-256color", escape_delay: float = 0.6, write_timeout: float = 10.0,
+    record: str | os.PathLike[str] | None = None,
 ) -> Session:
     """Start ``argv`` in a pseudo-terminal of ``cols`` x ``rows``.
 
@@ -501,7 +499,8 @@ def spawn(
     whole environment, as in :mod:`subprocess`; ``TERM`` is ``term`` unless
     ``env`` sets it. ``cpr``: ``"answer"`` (default), ``"ignore"`` (never
     answer cursor position requests, to reproduce CPR starvation), or a delay
-    in seconds before each answer.
+    in seconds before each answer. ``record``: write the session to this
+    file as it runs (see :class:`termsim.Recording`).
     """
     if isinstance(argv, (str, os.PathLike)):
         args = [os.fspath(argv)]
@@ -511,6 +510,6 @@ def spawn(
         raise ValueError("spawn() needs a command")
     return Session(
         args, cols=cols, rows=rows, env=env, cwd=cwd, cpr=cpr, term=term,
-        escape_delay=escape_delay, write_timeout=write_timeout,
+        escape_delay=escape_delay, write_timeout=write_timeout, record=record,
     )
 

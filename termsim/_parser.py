@@ -47,6 +47,7 @@ class Handler(Protocol):
     def control(self, char: str) -> None: ...
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None: ...
     def esc(self, inter: str, final: str, index: int) -> None: ...
+    # ``index`` is -1 for a string that began in an earlier chunk.
     def string(self, kind: str, body: str, terminator: str, index: int) -> None: ...
     def garbage(self, kind: str) -> None: ...
     def failed(self, exc: Exception) -> None: ...
@@ -71,6 +72,14 @@ class Parser:
         """Text held back because it may be the start of a sequence."""
         return self._pending
 
+    @property
+    def open_string(self) -> int | None:
+        """Where the string still open after ``feed()`` began: its index in
+        that call's data (held-back text first), -1 if it began in an earlier
+        call, ``None`` when no string is open. A handler that needs the
+        position of a string that spans chunks records it from this."""
+        return self._string_index if self._string_kind is not None else None
+
     def reset(self) -> None:
         self._pending = ""
         self._string_kind = None
@@ -89,6 +98,9 @@ class Parser:
         n = len(data)
         i = 0
         if self._string_kind is not None:
+            # The open string began in an earlier chunk: its index there means
+            # nothing here, and -1 tells the handler so (see ``open_string``).
+            self._string_index = -1
             try:
                 i = self._continue_string(data, 0)
             except Exception as exc:

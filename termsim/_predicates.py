@@ -80,6 +80,11 @@ class Region:
         return self.label
 
 
+def _resolve(index: int, size: int) -> int:
+    """A row or column index on a screen of ``size``; negative counts from the end."""
+    return index + size if index < 0 else index
+
+
 def _slice(start: int | None, stop: int | None) -> str:
     return f"{'' if start is None else start}:{'' if stop is None else stop}"
 
@@ -185,10 +190,11 @@ class CursorAt(Predicate):
         self.col = col
 
     def __call__(self, snap: Snapshot) -> bool:
+        # Only negative indexes wrap: CursorAt(30) must not match row 6 of 24.
         cur = snap.cursor
-        if self.row is not None and cur.row != (self.row % snap.rows):
+        if self.row is not None and cur.row != _resolve(self.row, snap.rows):
             return False
-        return self.col is None or cur.col == self.col % snap.cols
+        return self.col is None or cur.col == _resolve(self.col, snap.cols)
 
     def describe(self) -> str:
         where = []
@@ -196,7 +202,7 @@ class CursorAt(Predicate):
             where.append(f"row {self.row}")
         if self.col is not None:
             where.append(f"column {self.col}")
-        return f"the cursor at {', '.join(where) or 'anywhere'}"
+        return f"the cursor at {', '.join(where)}" if where else "the cursor anywhere"
 
     def explain(self, snap: Snapshot) -> str:
         return f"the cursor is at row {snap.cursor.row}, column {snap.cursor.col}"

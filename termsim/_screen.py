@@ -393,12 +393,31 @@ class TermScreen(pyte.Screen):
         super().linefeed()
 
     def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        if how not in (0, 1, 2):
+            return  # xterm ignores other values; pyte raises UnboundLocalError
         if self.cursor.x >= self.columns:
             self.cursor.x = self.columns - 1
         super().erase_in_line(how, private)
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        if how not in (0, 1, 2, 3):
+            return  # as erase_in_line
+        super().erase_in_display(how, *args, **kwargs)
+
+    def define_charset(self, code: str, mode: str) -> None:
+        # pyte's "0" is the Linux console's map, which also turns ``+,-.0``
+        # into arrows and a block; DEC Special Graphics (and xterm) only
+        # replace 0x5f..0x7e.
+        super().define_charset(code, mode)
+        if code == "0":
+            if mode == "(":
+                self.g0_charset = _DEC_SPECIAL
+            elif mode == ")":
+                self.g1_charset = _DEC_SPECIAL
 
     def bell(self, *args: Any) -> None:
         pass
 
 
 _LAT1 = pyte.charsets.LAT1_MAP
+_DEC_SPECIAL = _LAT1[:0x5F] + pyte.charsets.VT100_MAP[0x5F:0x7F] + _LAT1[0x7F:]

@@ -131,17 +131,19 @@ def _sgr_params(params: str) -> tuple[int, ...]:
             continue
         sub = [min(int(s), _MAX_PARAM) if s.isdigit() else 0 for s in p.split(":")]
         head = sub[0]
-        if head in (38, 48, 58) and len(sub) > 1:
+        if head in (38, 48) and len(sub) > 1:
             if sub[1] == 5 and len(sub) >= 3:
                 out += [head, 5, sub[2]]
             elif sub[1] == 2:
                 rgb = sub[-3:] if len(sub) >= 5 else [*sub[2:], 0, 0, 0][:3]
                 out += [head, 2, *rgb]
+        elif head == 58:
+            pass  # underline colour (58:2::r:g:b): not kept, and its numbers are no SGR
         elif head == 4:
             out.append(24 if len(sub) > 1 and sub[1] == 0 else 4)
         else:
             out.append(head)
-    return tuple(x for x in out if x != 58) if 58 in out else tuple(out)
+    return tuple(out)
 
 
 class Terminal:
@@ -177,6 +179,8 @@ class Terminal:
         self._replies: list[bytes] = []
         self._deferred: list[Query] = []
         self._buffer = ""
+        # Byte offset of a string (OSC, DCS...) left open by an earlier feed().
+        self._string_offset = 0
         self._rows_cache: list[dict[int, Char]] = [{} for _ in range(rows)]
         self._text_cache: list[str] = [" " * cols for _ in range(rows)]
         self._stale: set[int] = set()
@@ -206,6 +210,9 @@ class Terminal:
         except Exception as exc:
             self.unknown[f"internal error {type(exc).__name__}"] += 1
             parser.reset()
+        start = parser.open_string
+        if start is not None and start >= 0:
+            self._string_offset = self._offset_of(start)
 
     def _finish_feed(self) -> bytes:
         screen = self._screen
@@ -248,7 +255,10 @@ class Terminal:
 
     def _offset_of(self, index: int) -> int:
         """Byte offset in the output stream of character ``index`` of the text
-        being parsed (exact, thanks to ``surrogateescape``)."""
+        being parsed (exact, thanks to ``surrogateescape``); -1 is a string
+        that began in an earlier chunk."""
+        if index < 0:
+            return self._string_offset
         undecoded = len(self._decoder.getstate()[0])
         tail = self._buffer[index:].encode("utf-8", "surrogateescape")
         return self.bytes_fed - undecoded - len(tail)
@@ -488,7 +498,9 @@ class _Dispatch:
         key = (cursor.attrs, params, mo.DECSCNM in s.mode)
         attrs = self._sgr_memo.get(key)
         if attrs is None:
-            s.select_graphic_rendition(*_sgr_params(params))
+            values = _sgr_params(params)
+            if values or not params:  # no values at all would mean SGR 0
+                s.select_graphic_rendition(*values)
             if len(self._sgr_memo) > 4096:
                 self._sgr_memo.clear()
             self._sgr_memo[key] = cursor.attrs

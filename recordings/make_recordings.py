@@ -1,0 +1,46 @@
+"""Regenerate the recordings in this folder from the example REPL.
+
+    python recordings/make_recordings.py [NAME ...]
+
+Each scenario in ``scenarios.py`` runs live with ``record=``; the boot hang
+takes ``HANG_TIMEOUT`` seconds of real time, which is the point: its replay
+takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scenarios import APP, SCENARIOS, scenario_env
+
+import termsim
+
+HERE = Path(__file__).resolve().parent
+
+
+async def record(name: str) -> None:
+    scenario, extra, configured, cpr = SCENARIOS[name]
+    path = HERE / f"{name}.tsr"
+    with tempfile.TemporaryDirectory() as home:
+        env = scenario_env(Path(home), extra, configured)
+        async with termsim.spawn(APP, env=env, cpr=cpr, record=path) as term:  # type: ignore[arg-type]
+            try:
+                outcome = f"exit status {await scenario(term)}"
+            except termsim.TermsimError as exc:
+                outcome = f"{type(exc).__name__}"
+    print(f"{path.name}: {outcome}, {path.stat().st_size} bytes")
+
+
+async def main(names: list[str]) -> None:
+    for name in names or list(SCENARIOS):
+        await record(name)
+
+
+if __name__ == "__main__":
+    anyio.run(main, sys.argv[1:])

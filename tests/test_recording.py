@@ -1,0 +1,119 @@
+"""Recording files: what they hold, crash safety, and clear errors on bad input."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import termsim
+from termsim import Recording, RecordingError, Text
+from termsim._recording import MAGIC
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_recording_holds_output_input_waits_notes_and_exit(tmp_path: Path) -> None:
+    path = tmp_path / "s.tsr"
+    script = "echo hello; read x; echo got $x; exit 4"
+    async with termsim.spawn(["sh", "-c", script], record=path, cols=40, rows=5) as term:
+        await term.wait_for(Text("hello"), timeout=10)
+        term.note("about to type")
+        await term.type("abc\n")
+        assert await term.wait_exit(timeout=10) == 4
+    recording = Recording.open(path)
+    assert recording.complete and recording.stopped_at is None
+    assert recording.header["argv"] == ["sh", "-c", script]
+    assert (recording.cols, recording.rows) == (40, 5)
+    assert recording.header["term"] == "xterm-256color"
+    kinds = [e.kind for e in recording.events]
+    assert kinds[-1] == "e" and recording.events[-1].data == ("closed",)
+    assert b"".join(e.data[0] for e in recording.of_kind("o")).startswith(b"hello\r\n")
+    inputs = list(recording.of_kind("i"))
+    assert [(e.data[0], e.data[1]) for e in inputs] == [(b"abc\r", "typed 'abc\\n'")]
+    assert [e.data[0] for e in recording.of_kind("n")] == ["about to type"]
+    waits = [e.data[0] for e in recording.of_kind("W")]
+    assert waits[0]["outcome"] == "matched" and "hello" in waits[0]["predicate"]
+    assert recording.exit_status == 4
+    times = [e.t for e in recording.events]
+    assert times == sorted(times)
+    assert "got abc" in recording.screen_at().text
+    assert "got abc" not in recording.screen_at(inputs[0].t).text
+
+
+async def test_failed_wait_is_recorded_with_its_outcome(tmp_path: Path) -> None:
+    path = tmp_path / "s.tsr"
+    async with termsim.spawn(["sh", "-c", "echo up; read x"], record=path) as term:
+        with pytest.raises(termsim.WaitTimeout) as info:
+            await term.wait_for(Text("never"), timeout=0.2)
+        assert str(path) in str(info.value)
+    ends = [e.data[0] for e in Recording.open(path).of_kind("W")]
+    assert ends[-1]["outcome"] == "timed out"
+
+
+async def test_unwritable_recording_is_a_clear_error_at_spawn(tmp_path: Path) -> None:
+    with pytest.raises(RecordingError, match="cannot write the recording"):
+        async with termsim.spawn(["true"], record=tmp_path / "missing-dir" / "x.tsr"):
+            pass
+
+
+def test_sigkilled_recorder_leaves_a_readable_incomplete_file(tmp_path: Path) -> None:
+    path = tmp_path / "killed.tsr"
+    code = textwrap.dedent(f"""
+        import anyio, termsim, sys
+        async def main():
+            argv = ["sh", "-c", "echo ready; sleep 30"]
+            async with termsim.spawn(argv, record={str(path)!r}) as t:
+                await t.wait_for(termsim.Text("ready"), timeout=10)
+                print("RECORDED", flush=True)
+                await anyio.sleep_forever()
+        anyio.run(main)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == b"RECORDED"
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    recording = Recording.open(path)
+    assert not recording.complete
+    assert recording.stopped_at == path.stat().st_size
+    assert "ready" in recording.screen_at().text
+    # Cut in the middle of the last event: still readable up to it.
+    data = path.read_bytes()
+    cut = Recording.from_bytes(data[:-1])
+    assert not cut.complete and len(cut.events) == len(recording.events) - 1
+
+
+def test_bad_files_say_where_and_why(tmp_path: Path) -> None:
+    with pytest.raises(RecordingError, match=r"byte 0: not a termsim recording"):
+        Recording.from_bytes(b"hello world")
+    with pytest.raises(RecordingError, match="empty or cut inside its signature"):
+        Recording.from_bytes(MAGIC[:5])
+    with pytest.raises(RecordingError, match="cannot read"):
+        Recording.open(tmp_path / "nope.tsr")
+    import msgpack
+
+    header = {"format": "termsim-recording", "version": [2, 0], "cols": 80, "rows": 24}
+    unreadable = rf"byte {len(MAGIC)}: format version 2.x is not readable"
+    with pytest.raises(RecordingError, match=unreadable):
+        Recording.from_bytes(MAGIC + msgpack.packb(header))
+    header["version"] = [1, 7]
+    header["from-the-future"] = True
+    good = MAGIC + msgpack.packb(header) + msgpack.packb(["o", 10, b"hi"])
+    end = msgpack.packb(["e", 30, "closed"])
+    future = Recording.from_bytes(good + msgpack.packb(["zz", 20, 1]) + end)
+    assert future.complete and [e.kind for e in future.events] == ["o", "zz", "e"]
+    damaged_at = len(good)
+    with pytest.raises(RecordingError, match=rf"byte {damaged_at}: damaged event"):
+        Recording.from_bytes(good + msgpack.packb({"not": "an event"}))
+    with pytest.raises(RecordingError, match=rf"byte {damaged_at}: damaged data"):
+        Recording.from_bytes(good + b"\xc1" + msgpack.packb(["e", 30, "closed"]))
