@@ -1,10 +1,9 @@
 """Ignores SIGHUP and SIGTERM, forks a grandchild that does too, and one in a
-new session; prints all three pids, then sleeps. Used to prove cleanup."""
+new session; prints all three pids, then waits for signals it ignores. Used to prove cleanup."""
 
 import os
 import signal
 import sys
-import time
 
 for sig in (signal.SIGHUP, signal.SIGTERM):
     signal.signal(sig, signal.SIG_IGN)
@@ -13,15 +12,15 @@ pids = [os.getpid()]
 child = os.fork()
 if child == 0:
     while True:
-        time.sleep(60)
+        signal.pause()
 pids.append(child)
 if len(sys.argv) > 1 and sys.argv[1] == "--setsid":
     detached = os.fork()
     if detached == 0:
         os.setsid()
         while True:
-            time.sleep(60)
+            signal.pause()
     pids.append(detached)
 print("PIDS " + " ".join(map(str, pids)), flush=True)
 while True:
-    time.sleep(60)
+    signal.pause()
