@@ -85,6 +85,12 @@ def _resolve(index: int, size: int) -> int:
     return index + size if index < 0 else index
 
 
+def _shows(region: Region, snap: Snapshot) -> str:
+    """``"the bottom row shows 'text'"``, each row without its trailing blanks."""
+    text = "\n".join(row.rstrip() for row in region.text(snap).split("\n")).rstrip()
+    return f"{region} shows {text!r}"
+
+
 def _slice(start: int | None, stop: int | None) -> str:
     return f"{'' if start is None else start}:{'' if stop is None else stop}"
 
@@ -158,7 +164,7 @@ class Text(Predicate):
     def explain(self, snap: Snapshot) -> str:
         if self.region == Region.screen():
             return ""
-        return f"{self.region} shows {self.region.text(snap).rstrip()!r}"
+        return _shows(self.region, snap)
 
 
 class Regex(Predicate):
@@ -179,7 +185,7 @@ class Regex(Predicate):
     def explain(self, snap: Snapshot) -> str:
         if self.region == Region.screen():
             return ""
-        return f"{self.region} shows {self.region.text(snap).rstrip()!r}"
+        return _shows(self.region, snap)
 
 
 class CursorAt(Predicate):

@@ -30,7 +30,7 @@ import msgpack
 
 from ._errors import RecordingError
 from ._snapshot import Snapshot
-from ._terminal import Terminal
+from ._terminal import QUERY_KINDS, Terminal
 
 MAGIC = b"\x89TERMSIM\r\n\x1a\n\x00"
 FORMAT = "termsim-recording"
@@ -219,14 +219,25 @@ class Recording:
     def of_kind(self, kind: str) -> Iterator[Event]:
         return (e for e in self.events if e.kind == kind)
 
-    def screen_at(self, seconds: float | None = None) -> Snapshot:
-        """The screen after every output event up to ``seconds`` (the end if None)."""
-        terminal = Terminal(self.cols, self.rows)
+    def terminal_at(self, seconds: float | None = None) -> Terminal:
+        """A terminal fed every event up to ``seconds`` (the end if None).
+
+        It answers queries under the recorded policy, so its ``queries`` and
+        ``unknown`` say what the live terminal answered and did not understand.
+        """
+        policy = self.header.get("policy") or {}
+        terminal = Terminal(
+            self.cols, self.rows, policy={k: v for k, v in policy.items() if k in QUERY_KINDS},
+        )
         for event in self.events:
             if seconds is not None and event.t > seconds:
                 break
             apply_to_terminal(terminal, event)
-        return terminal.screen
+        return terminal
+
+    def screen_at(self, seconds: float | None = None) -> Snapshot:
+        """The screen after every output event up to ``seconds`` (the end if None)."""
+        return self.terminal_at(seconds).screen
 
     def __repr__(self) -> str:
         state = "complete" if self.complete else f"incomplete, stops at byte {self.stopped_at}"
@@ -235,13 +246,22 @@ class Recording:
 
 
 def apply_to_terminal(terminal: Terminal, event: Event) -> bool:
-    """Apply an output or resize event; True if it was one."""
+    """Apply an event that changes the screen; True if it was one.
+
+    A reply event marks the oldest deferred query answered: that is when the
+    live session sent it.
+    """
     if event.kind == OUTPUT:
         terminal.feed(bytes(event.data[0]))
         return True
     if event.kind == RESIZE:
         terminal.resize(int(event.data[0]), int(event.data[1]))
         return True
+    if event.kind == REPLY:
+        terminal.take_deferred()
+        waiting = next((q for q in terminal.queries if q.status == "deferred"), None)
+        if waiting is not None:
+            waiting.status = "answered"
     return False
 
 

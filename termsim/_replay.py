@@ -25,7 +25,6 @@ from ._driver import Driver
 from ._engine import Engine, Mark
 from ._errors import SessionClosed, TermsimError
 from ._recording import Event, Recording
-from ._terminal import QUERY_KINDS, Terminal
 
 
 class ReplayDivergence(TermsimError):
@@ -41,11 +40,7 @@ class ReplaySession(Driver):
         self.recording = recording
         self.speed = speed
         self.strict = strict
-        policy = recording.header.get("policy") or {}
-        self.terminal = Terminal(
-            recording.cols, recording.rows,
-            policy={k: v for k, v in policy.items() if k in QUERY_KINDS},
-        )
+        self.terminal = recording.terminal_at(-1.0)  # the recorded policy, no events
         self.engine = Engine(self.terminal, self)
         self.engine.recording = recording.path
         #: Inputs that did not match the recording (lenient mode).
@@ -104,12 +99,6 @@ class ReplaySession(Driver):
             self.engine.notify()
         elif kind == rec.EXIT:
             self.engine.process_exited(event.data[0])
-        elif kind == rec.REPLY:
-            # A deferred answer went out at this time in the live session.
-            self.terminal.take_deferred()
-            waiting = next((q for q in self.terminal.queries if q.status == "deferred"), None)
-            if waiting is not None:
-                waiting.status = "answered"
         elif kind == rec.WARNING:
             self.warnings.append(str(event.data[0]))
 

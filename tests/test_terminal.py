@@ -65,7 +65,7 @@ def row(term: Terminal, index: int) -> str:
     return term.screen.lines[index].rstrip()
 
 
-def test_feed_split_fails_for_a_terminal_that_depends_on_chunking(
+def test_feed_split_fails_for_a_terminal_that_depends_on_chunks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     real_feed = Terminal.feed
@@ -795,12 +795,12 @@ def test_insert_lines_does_not_depend_on_an_earlier_read() -> None:
         (b"abcdef\x1b[1;3H\x1b[2X", "ab  ef"),
     ],
 )
-def test_line_editing(data: bytes, expected: str) -> None:
+def test_Terminal_line_editing(data: bytes, expected: str) -> None:
     term, _ = feed_split(data)
     assert row(term, 0) == expected
 
 
-def test_erase_in_display_below() -> None:
+def test_ED_erases_below_the_cursor() -> None:
     term, _ = feed_split(b"one\r\ntwo\r\nthree\x1b[2;2H\x1b[J")
     assert term.screen.text == "one\nt\n\n\n"
 

@@ -1,0 +1,242 @@
+"""Snapshots: immutable screen values, their cells, regions and rendering."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from termsim import Cell, Cursor, Modes, Region, Snapshot, Style, Terminal
+
+
+def screen(data: bytes, cols: int = 12, rows: int = 4) -> Snapshot:
+    term = Terminal(cols, rows)
+    term.feed(data)
+    return term.screen
+
+
+# -- immutability ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("cols", 5), ("lines", ()), ("cursor", Cursor(0, 0, True)), ("title", "x"),
+     ("generation", 99), ("new_attribute", 1)],
+)
+def test_Snapshot_attributes_cannot_be_set(name: str, value: object) -> None:
+    snap = screen(b"hello")
+    with pytest.raises(AttributeError, match="immutable"):
+        setattr(snap, name, value)
+
+
+def test_Snapshot_attributes_cannot_be_deleted() -> None:
+    snap = screen(b"hello")
+    with pytest.raises(AttributeError, match="immutable"):
+        del snap.title
+
+
+@pytest.mark.parametrize(
+    ("value", "field"),
+    [(Cell("x", Style()), "char"), (Style(), "bold"), (Cursor(0, 0, True), "row"),
+     (Modes(), "bracketed_paste")],
+)
+def test_Snapshot_parts_are_frozen(value: object, field: str) -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(value, field, 1)
+
+
+def test_Snapshot_does_not_change_when_the_terminal_does() -> None:
+    term = Terminal(12, 4)
+    term.feed(b"\x1b[1mhello")
+    before = term.screen
+    term.feed(b"\x1b[m\rJ\x1b[2;1Hmore\x1b[?2004h\x1b]2;t\x07")
+    assert before.lines[0].rstrip() == "hello"
+    assert before.cell(0, 0) == Cell("h", Style(bold=True))
+    assert before.lines[1].strip() == ""
+    assert before.cursor == Cursor(0, 5, True)
+    assert not before.modes.bracketed_paste
+    assert before.title == ""
+    assert term.screen.lines[0].rstrip() == "Jello"
+
+
+def test_Snapshot_equality_is_by_value() -> None:
+    a, b = screen(b"same\r\nscreen"), screen(b"same\r\nscreen")
+    assert a == b
+    assert hash(a) == hash(b)
+    assert a != screen(b"same\r\nscreeN")
+
+
+@pytest.mark.parametrize(
+    "different",
+    [
+        b"\x1b[1msame",  # style only
+        b"same\x1b[D",  # cursor only
+        b"same\x1b[?25l",  # cursor visibility only
+        b"same\x1b]2;t\x07",  # title only
+        b"same\x1b[?2004h",  # a mode only
+    ],
+)
+def test_Snapshot_equality_sees_more_than_text(different: bytes) -> None:
+    assert screen(b"same") != screen(different)
+    assert screen(different).text == screen(b"same").text
+
+
+def test_Snapshot_is_not_equal_to_other_types() -> None:
+    assert screen(b"x") != "x"
+
+
+def test_Snapshot_with_input_ready_is_a_new_value() -> None:
+    snap = screen(b"x")
+    ready = snap.with_input_ready(True)
+    assert snap.input_ready is None
+    assert ready.input_ready is True
+    assert ready.text == snap.text
+    assert snap.with_input_ready(None) is snap
+
+
+# -- cells ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sgr", "style"),
+    [
+        (b"1", Style(bold=True)),
+        (b"3", Style(italic=True)),
+        (b"4", Style(underline=True)),
+        (b"5", Style(blink=True)),
+        (b"7", Style(reverse=True)),
+        (b"9", Style(strikethrough=True)),
+        (b"31", Style(fg="red")),
+        (b"42", Style(bg="green")),
+        (b"94", Style(fg="brightblue")),
+        (b"38;5;196", Style(fg="ff0000")),
+        (b"48;2;1;2;3", Style(bg="010203")),
+        (b"1;7;31;44", Style(fg="red", bg="blue", bold=True, reverse=True)),
+    ],
+)
+def test_Snapshot_cell_style(sgr: bytes, style: Style) -> None:
+    snap = screen(b"\x1b[" + sgr + b"mX\x1b[mY")
+    assert snap.cell(0, 0) == Cell("X", style)
+    assert snap.cell(0, 1) == Cell("Y", Style())
+
+
+def test_Snapshot_cell_attributes_switch_off() -> None:
+    snap = screen(b"\x1b[1;3;4;7mA\x1b[22;23;24;27mB")
+    assert snap.cell(0, 0).style == Style(bold=True, italic=True, underline=True, reverse=True)
+    assert snap.cell(0, 1).style == Style()
+
+
+def test_Snapshot_cell_never_written_is_a_blank() -> None:
+    snap = screen(b"")
+    assert snap.cell(3, 11) == Cell(" ", Style())
+
+
+def test_Snapshot_cell_of_a_wide_character() -> None:
+    snap = screen("你x".encode())
+    assert snap.cell(0, 0).char == "你"
+    assert snap.cell(0, 1).char == ""  # the right half
+    assert snap.cell(0, 2).char == "x"
+
+
+@pytest.mark.parametrize(
+    ("row", "col", "char"), [(-1, -1, "Z"), (-4, 0, "A"), (0, -12, "A"), (-1, 0, " ")],
+)
+def test_Snapshot_cell_negative_indexes(row: int, col: int, char: str) -> None:
+    snap = screen(b"A\x1b[4;12HZ")
+    assert snap.cell(row, col).char == char
+
+
+@pytest.mark.parametrize(("row", "col"), [(4, 0), (0, 12), (-5, 0), (0, -13), (100, 100)])
+def test_Snapshot_cell_outside_raises_IndexError(row: int, col: int) -> None:
+    snap = screen(b"")
+    with pytest.raises(IndexError, match="outside a screen of"):
+        snap.cell(row, col)
+
+
+def test_Snapshot_row_cells() -> None:
+    snap = screen(b"ab\x1b[1mc", cols=4)
+    assert snap.row_cells(0) == (
+        Cell("a", Style()), Cell("b", Style()), Cell("c", Style(bold=True)), Cell(" ", Style()),
+    )
+    assert snap.row_cells(-4) == snap.row_cells(0)
+    with pytest.raises(IndexError):
+        snap.row_cells(4)
+
+
+def test_Snapshot_span_counts_columns() -> None:
+    snap = screen("a你b".encode())
+    assert snap.span(0, 0, 4) == "a你b"
+    assert snap.span(0, 2, 4) == "b"  # starting on the right half of 你
+
+
+# -- text and regions ------------------------------------------------------------------
+
+
+def test_Snapshot_text_strips_trailing_blanks_of_each_row() -> None:
+    snap = screen(b"  ab   \r\ncd\r\n\r\n   ")
+    assert snap.text == "  ab\ncd\n\n"
+    assert snap.lines[0] == "  ab        "  # lines keep every column
+    assert all(len(line) == 12 for line in snap.lines)
+
+
+def test_Snapshot_text_keeps_inner_blanks() -> None:
+    assert screen(b"a\x1b[5Cb").text.split("\n")[0] == "a     b"
+
+
+def test_Snapshot_region() -> None:
+    snap = screen(b"one\r\ntwo\r\nthree\r\nfour")
+    assert snap.region(Region.row(-1)).rstrip() == "four"
+    assert snap.region(Region.rect(1, 1, 3, 3)) == "wo\nhr"
+    assert snap.region(Region.rows(2)).split("\n")[0].rstrip() == "three"
+
+
+# -- render ------------------------------------------------------------------------------
+
+
+def test_Snapshot_render_numbers_rows_and_marks_the_cursor() -> None:
+    snap = screen(b"\x1b]2;T\x07hello\r\nwor", rows=12)
+    assert snap.render() == "\n".join([
+        "screen 12x12, cursor at row 1, col 3 (visible), title 'T'",
+        "   ┌────────────",
+        " 0 │hello",
+        " 1 │wor",
+        "       ^ cursor",
+        "   │… 10 blank rows (to row 11)",
+        "   └────────────",
+    ])
+
+
+def test_Snapshot_render_cursor_marker_is_under_the_cursor_column() -> None:
+    snap = screen(b"abcdefgh\x1b[1;6H")
+    lines = snap.render().split("\n")
+    row = next(line for line in lines if line.startswith("0 │"))
+    marker = lines[lines.index(row) + 1]
+    assert marker.endswith("^ cursor")
+    assert marker.index("^") == row.index("│") + 1 + snap.cursor.col
+    assert row[marker.index("^")] == "f"
+
+
+def test_Snapshot_render_without_numbers() -> None:
+    rendered = screen(b"hello").render(numbers=False)
+    assert " │hello" in rendered
+    assert "0 │" not in rendered
+
+
+def test_Snapshot_render_mentions_alternate_buffer_and_hidden_cursor() -> None:
+    header = screen(b"\x1b[?1049h\x1b[?25l").render().split("\n")[0]
+    assert header == "screen 12x4, alternate buffer, cursor at row 0, col 0 (hidden)"
+
+
+def test_Snapshot_render_full_screen_has_no_blank_row_note() -> None:
+    rendered = screen(b"1\r\n2\r\n3\r\n4").render()
+    assert "blank row" not in rendered
+    assert "3 │4" in rendered
+
+
+def test_Snapshot_render_one_blank_row_is_singular() -> None:
+    assert "│… 1 blank row (to row 3)" in screen(b"1\r\n2\r\n3").render()
+
+
+def test_Snapshot_repr() -> None:
+    snap = screen(b"ab")
+    assert repr(snap) == f"<Snapshot 12x4 generation={snap.generation} cursor=(0, 2)>"
