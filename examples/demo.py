@@ -29,7 +29,8 @@ def show(title: str, screen: termsim.Snapshot) -> None:
 
 async def main() -> int:
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "HOME": home, "AGENT_REPL_BOOT_SECONDS": "0.5"}
+        env = {k: v for k, v in os.environ.items() if k != "TERM"}
+        env.update(HOME=home, AGENT_REPL_BOOT_SECONDS="0.5")
         async with termsim.spawn(APP, cols=80, rows=16, env=env) as term:
             show("first run: a theme picker", await term.wait_for(Text("Pick a theme"), timeout=30))
             await term.press("down", "enter")

@@ -29,7 +29,9 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    # The parent's TERM is whatever the CI shell has: leave it out, and
+    # termsim gives the program the xterm-256color it emulates.
+    env = {k: v for k, v in os.environ.items() if k != "TERM" and not k.startswith("XDG_")}
     return {**env, "HOME": str(tmp_path), "AGENT_REPL_BOOT_SECONDS": "0.3"}
 
 

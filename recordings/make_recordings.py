@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenarios import APP, SCENARIOS, scenario_env
 
 import termsim
+from termsim._recording import Recorder
 
 HERE = Path(__file__).resolve().parent
 
@@ -34,7 +35,21 @@ async def record(name: str) -> None:
                 outcome = f"exit status {await scenario(term)}"
             except termsim.TermsimError as exc:
                 outcome = f"{type(exc).__name__}"
+    relocate(path)
     print(f"{path.name}: {outcome}, {path.stat().st_size} bytes")
+
+
+def relocate(path: Path) -> None:
+    """Rewrite the header so the committed file names no path on this machine."""
+    recording = termsim.Recording.open(path)
+    header = dict(recording.header)
+    header["argv"] = ["python", "examples/agent_repl.py"]
+    header["cwd"] = "."
+    writer = Recorder(path, header)
+    for event in recording.events[:-1]:
+        writer.event(event.kind, event.t, *event.data)
+    last = recording.events[-1]
+    writer.close(last.t, str(last.data[0]))
 
 
 async def main(names: list[str]) -> None:

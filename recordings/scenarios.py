@@ -57,8 +57,10 @@ SCENARIOS: dict[str, tuple[Scenario, dict[str, str], bool, str]] = {
 
 
 def scenario_env(home: Path, extra: dict[str, str], configured: bool) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENT_REPL_"))}
-    env.update(HOME=str(home), AGENT_REPL_BOOT_SECONDS="0.3", **extra)
+    drop = ("XDG_", "AGENT_REPL_", "PROMPT_TOOLKIT_", "NO_COLOR")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("TERM", "COLUMNS", "LINES") and not k.startswith(drop)}
+    env.update(TERM="xterm-256color", HOME=str(home), AGENT_REPL_BOOT_SECONDS="0.3", **extra)
     if configured:
         config = home / ".config" / "agent-repl"
         config.mkdir(parents=True, exist_ok=True)

@@ -108,6 +108,7 @@ class Engine:
         self.observers: list[Observer] = []
         self._last_key: tuple[int, bool | None] = (-1, None)
         self.recording: str | None = None
+        self._waits_started = 0
 
     # -- state ---------------------------------------------------------------------
 
@@ -187,8 +188,10 @@ class Engine:
             raise SessionClosed("the session is closed")
         after = since.generation if since is not None else -1
         started = self.source.now()
-        self._emit("wait-start", predicate=pred.describe(), since=since, at=started,
-                   timeout=timeout)
+        self._waits_started += 1
+        wait_id = self._waits_started
+        self._emit("wait-start", id=wait_id, predicate=pred.describe(), since=since,
+                   at=started, timeout=timeout)
         outcome = "timed out"
         try:
             snap = self.snapshot()
@@ -217,7 +220,7 @@ class Engine:
                     else _outcome_of(exc)
             raise
         finally:
-            self._emit("wait-end", predicate=pred.describe(), outcome=outcome,
+            self._emit("wait-end", id=wait_id, predicate=pred.describe(), outcome=outcome,
                        at=self.source.now(), started=started)
 
     def _timeout_error(self, pred: Predicate, timeout: float, since: Mark | None) -> WaitTimeout:
@@ -234,7 +237,9 @@ class Engine:
         """Wait for the program to exit; return its status."""
         if not self.exited and not self.closed:
             started = self.source.now()
-            self._emit("wait-start", predicate="the program to exit", since=None,
+            self._waits_started += 1
+            wait_id = self._waits_started
+            self._emit("wait-start", id=wait_id, predicate="the program to exit", since=None,
                        at=started, timeout=timeout)
             outcome = "timed out"
             try:
@@ -242,7 +247,8 @@ class Engine:
                 if self.exited:
                     outcome = "matched"
             finally:
-                self._emit("wait-end", predicate="the program to exit", outcome=outcome,
+                self._emit("wait-end", id=wait_id, predicate="the program to exit",
+                           outcome=outcome,
                            at=self.source.now(), started=started)
             if not self.exited:
                 if self.closed:

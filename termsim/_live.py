@@ -461,10 +461,18 @@ class Session(Driver):
         recorder = self._recorder
         assert recorder is not None
         at = float(details.pop("at"))  # type: ignore[arg-type]
-        since = details.get("since")
-        if since is not None:
-            details["since"] = str(since)
-        recorder.event(rec.WAIT_START if kind == "wait-start" else rec.WAIT_END, at, details)
+        if kind == "wait-start":
+            since = details.get("since")
+            if since is None:
+                del details["since"]
+            else:
+                details["since"] = str(since)
+            recorder.event(rec.WAIT_START, at, details)
+        else:
+            # The start event has the description and time; the end refers
+            # to it by id.
+            del details["predicate"], details["started"]
+            recorder.event(rec.WAIT_END, at, details)
 
     async def resize(self, cols: int, rows: int) -> Mark:
         """Resize the screen and the PTY; the program gets SIGWINCH."""

@@ -4,8 +4,12 @@ Layout (``docs/recording-format.md`` is the full description)::
 
     MAGIC (13 bytes: b"\\x89TERMSIM\\r\\n\\x1a\\n\\x00")
     header   msgpack map: format, version [major, minor], argv, cwd, cols, rows,
-             term, env (allowlisted), versions, started (ISO 8601 UTC)
-    event*   msgpack array: [kind, t_us, *data]
+             term, env (allowlisted), versions, started (ISO 8601 UTC),
+             then its CRC-32 (a msgpack unsigned integer)
+    event*   msgpack array: [kind, t_us, *data], then its CRC-32
+
+The CRC after each record is what tells a damaged file from a valid one: a
+flipped byte inside an output payload is still valid msgpack.
 
 Every event is written with one ``os.write`` as it happens, so a process
 killed with SIGKILL leaves a file that reads back up to its last event. A
@@ -20,6 +24,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -111,7 +116,7 @@ class Recorder:
                                  path=self.path) from None
         self._packer = msgpack.Packer(use_bin_type=True)
         self.failed: str | None = None
-        self._write(MAGIC + self._packer.pack(dict(header)))
+        self._write(MAGIC + self._record(dict(header)))
 
     def _write(self, data: bytes) -> None:
         if self._fd < 0 or self.failed:
@@ -125,8 +130,12 @@ class Recorder:
             # recording is short, and the reader will call it incomplete.
             self.failed = f"recording stopped: {exc.strerror}"
 
+    def _record(self, obj: Any) -> bytes:
+        packed = self._packer.pack(obj)
+        return packed + self._packer.pack(zlib.crc32(packed))
+
     def event(self, kind: str, t: float, *data: Any) -> None:
-        self._write(self._packer.pack([kind, round(t * 1_000_000), *data]))
+        self._write(self._record([kind, round(t * 1_000_000), *data]))
 
     def close(self, t: float, how: str) -> None:
         if self._fd < 0:
@@ -169,30 +178,27 @@ class Recording:
                 raise RecordingError("the file is empty or cut inside its signature",
                                      path=path, offset=len(data))
             raise RecordingError("not a termsim recording (bad signature)", path=path, offset=0)
-        unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=0)
-        unpacker.feed(data[len(MAGIC):])
-        base = len(MAGIC)
-        objects = _objects(unpacker, base, path)
-        try:
-            header, _ = next(objects)
-        except StopIteration:
+        reader = _RecordReader(data, len(MAGIC), path)
+        records = iter(reader)
+        first = next(records, None)
+        if first is None:
             raise RecordingError("the header is missing or cut short", path=path,
-                                 offset=base) from None
+                                 offset=len(MAGIC))
+        header = first[0]
         _check_header(header, path)
         events: list[Event] = []
         complete = False
-        for obj, offset in objects:
+        for obj, offset in records:
+            if complete:
+                raise RecordingError("data after the end of the recording", path=path,
+                                     offset=offset)
             if not isinstance(obj, list) or len(obj) < 2 or not isinstance(obj[0], str) \
                     or not isinstance(obj[1], int):
                 raise RecordingError(f"damaged event {_short(obj)}", path=path, offset=offset)
             event = Event(obj[0], obj[1] / 1_000_000, tuple(obj[2:]), offset)
             events.append(event)
-            if event.kind == END:
-                complete = True
-        end = base + unpacker.tell()
-        stopped_at = None if complete else end
-        if complete and end != len(data):
-            raise RecordingError("data after the end of the recording", path=path, offset=end)
+            complete = event.kind == END
+        stopped_at = None if complete else reader.readable_end
         return cls(path, header, events, complete, stopped_at, len(data))
 
     # -- summaries ---------------------------------------------------------------------
@@ -265,16 +271,45 @@ def apply_to_terminal(terminal: Terminal, event: Event) -> bool:
     return False
 
 
-def _objects(unpacker: msgpack.Unpacker, base: int, path: str) -> Iterator[tuple[Any, int]]:
-    while True:
-        offset = base + unpacker.tell()
+class _RecordReader:
+    """Yields ``(object, offset)`` for each record whose CRC-32 checks out.
+
+    Stops quietly at a record cut short (a crash), leaving ``readable_end``
+    at its first byte; raises :class:`RecordingError` for anything else.
+    """
+
+    def __init__(self, data: bytes, base: int, path: str) -> None:
+        self.data = data
+        self.base = base
+        self.path = path
+        self.readable_end = base
+        self._unpacker = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=0)
+        self._unpacker.feed(data[base:])
+
+    def _next(self, offset: int) -> Any:
         try:
-            obj = unpacker.unpack()
-        except msgpack.OutOfData:
-            return  # the end, or an object cut short: the reader says incomplete
+            return self._unpacker.unpack()
         except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
-            raise RecordingError(f"damaged data ({exc})", path=path, offset=offset) from None
-        yield obj, offset
+            raise RecordingError(f"damaged data ({exc})", path=self.path,
+                                 offset=offset) from None
+
+    def __iter__(self) -> Iterator[tuple[Any, int]]:
+        unpacker = self._unpacker
+        while True:
+            offset = self.base + unpacker.tell()
+            try:
+                obj = self._next(offset)
+                end = self.base + unpacker.tell()
+                crc = self._next(end)
+            except msgpack.OutOfData:
+                return  # the end, or a record cut short: the file is incomplete
+            if not isinstance(crc, int) or crc != zlib.crc32(self.data[offset:end]):
+                raise RecordingError(
+                    "damaged record (its CRC-32 does not match its bytes)",
+                    path=self.path, offset=offset,
+                )
+            self.readable_end = self.base + unpacker.tell()
+            yield obj, offset
 
 
 def _check_header(header: Any, path: str) -> None:

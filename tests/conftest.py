@@ -18,6 +18,18 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+def inherited_env(*drop_prefixes: str) -> dict[str, str]:
+    """This process's environment for a child, minus what would change what
+    the child draws: TERM (termsim emulates xterm-256color, whatever the CI
+    shell says), prompt_toolkit's escape hatches, XDG dirs, and the example's
+    own variables."""
+    drop = ("XDG_", "AGENT_REPL_", "PROMPT_TOOLKIT_", "NO_COLOR", *drop_prefixes)
+    return {
+        k: v for k, v in os.environ.items()
+        if k not in ("TERM", "COLUMNS", "LINES") and not k.startswith(drop)
+    }
+
+
 def program(name: str, *args: str) -> list[str]:
     """argv for one of the small test programs in tests/programs/."""
     return [sys.executable, str(PROGRAMS / name), *args]
@@ -26,7 +38,7 @@ def program(name: str, *args: str) -> list[str]:
 @pytest.fixture
 def repl_env(tmp_path: Path) -> dict[str, str]:
     """Environment for the example REPL: an empty HOME, so the picker shows."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "AGENT_REPL_"))}
+    env = inherited_env()
     env["HOME"] = str(tmp_path)
     env["AGENT_REPL_BOOT_SECONDS"] = "0.3"
     return env

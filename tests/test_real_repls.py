@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import inherited_env
 
 import termsim
 from termsim import CursorAfter, InputReady, Region, Text
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.anyio
 
 
 def fresh_env(tmp_path: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "IPYTHON"))}
+    env = inherited_env("IPYTHON")
     env.update(
         HOME=str(tmp_path), IPYTHONDIR=str(tmp_path / "ipython"),
         XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),

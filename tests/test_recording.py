@@ -7,8 +7,10 @@ import signal
 import subprocess
 import sys
 import textwrap
+import zlib
 from pathlib import Path
 
+import msgpack
 import pytest
 
 import termsim
@@ -38,7 +40,9 @@ async def test_recording_holds_output_input_waits_notes_and_exit(tmp_path: Path)
     assert [(e.data[0], e.data[1]) for e in inputs] == [(b"abc\r", "typed 'abc\\n'")]
     assert [e.data[0] for e in recording.of_kind("n")] == ["about to type"]
     waits = [e.data[0] for e in recording.of_kind("W")]
-    assert waits[0]["outcome"] == "matched" and "hello" in waits[0]["predicate"]
+    starts = [e.data[0] for e in recording.of_kind("w")]
+    assert "hello" in starts[0]["predicate"] and starts[0]["timeout"] == 10
+    assert waits[0]["outcome"] == "matched" and waits[0]["id"] == starts[0]["id"]
     assert recording.exit_status == 4
     times = [e.t for e in recording.events]
     assert times == sorted(times)
@@ -93,27 +97,61 @@ def test_sigkilled_recorder_leaves_a_readable_incomplete_file(tmp_path: Path) ->
     assert not cut.complete and len(cut.events) == len(recording.events) - 1
 
 
+def record(obj: object) -> bytes:
+    """One record as the format has it: msgpack, then its CRC-32."""
+    packed = msgpack.packb(obj)
+    return packed + msgpack.packb(zlib.crc32(packed))
+
+
 def test_bad_files_say_where_and_why(tmp_path: Path) -> None:
     with pytest.raises(RecordingError, match=r"byte 0: not a termsim recording"):
         Recording.from_bytes(b"hello world")
     with pytest.raises(RecordingError, match="empty or cut inside its signature"):
         Recording.from_bytes(MAGIC[:5])
+    with pytest.raises(RecordingError, match="header is missing or cut short"):
+        Recording.from_bytes(MAGIC + b"\x85")
     with pytest.raises(RecordingError, match="cannot read"):
         Recording.open(tmp_path / "nope.tsr")
-    import msgpack
 
     header = {"format": "termsim-recording", "version": [2, 0], "cols": 80, "rows": 24}
     unreadable = rf"byte {len(MAGIC)}: format version 2.x is not readable"
     with pytest.raises(RecordingError, match=unreadable):
-        Recording.from_bytes(MAGIC + msgpack.packb(header))
+        Recording.from_bytes(MAGIC + record(header))
     header["version"] = [1, 7]
     header["from-the-future"] = True
-    good = MAGIC + msgpack.packb(header) + msgpack.packb(["o", 10, b"hi"])
-    end = msgpack.packb(["e", 30, "closed"])
-    future = Recording.from_bytes(good + msgpack.packb(["zz", 20, 1]) + end)
+    good = MAGIC + record(header) + record(["o", 10, b"hi"])
+    end = record(["e", 30, "closed"])
+    future = Recording.from_bytes(good + record(["zz", 20, 1]) + end)
     assert future.complete and [e.kind for e in future.events] == ["o", "zz", "e"]
+    assert future.header["from-the-future"] is True
+
     damaged_at = len(good)
     with pytest.raises(RecordingError, match=rf"byte {damaged_at}: damaged event"):
-        Recording.from_bytes(good + msgpack.packb({"not": "an event"}))
+        Recording.from_bytes(good + record({"not": "an event"}))
     with pytest.raises(RecordingError, match=rf"byte {damaged_at}: damaged data"):
-        Recording.from_bytes(good + b"\xc1" + msgpack.packb(["e", 30, "closed"]))
+        Recording.from_bytes(good + b"\xc1" + end)
+    with pytest.raises(RecordingError, match=rf"byte {len(good + end)}: data after the end"):
+        Recording.from_bytes(good + end + end)
+    # A flipped byte inside a payload is still valid msgpack: the CRC catches it.
+    flipped = bytearray(good + end)
+    flipped[len(good) - 3] ^= 0x20
+    offset = len(MAGIC) + len(record(header))
+    with pytest.raises(RecordingError, match=rf"byte {offset}: damaged record \(its CRC-32"):
+        Recording.from_bytes(bytes(flipped))
+
+
+def test_every_truncation_reads_back_or_says_why() -> None:
+    data = (Path(__file__).resolve().parent.parent / "recordings" / "passing.tsr").read_bytes()
+    full = Recording.from_bytes(data)
+    previous = 0
+    for cut in range(len(MAGIC) + 1, len(data), 7):
+        try:
+            recording = Recording.from_bytes(data[:cut])
+        except RecordingError as exc:
+            assert "header" in str(exc)  # only a cut inside the header is an error
+            continue
+        assert not recording.complete and recording.stopped_at is not None
+        assert recording.stopped_at <= cut
+        assert len(recording.events) >= previous
+        previous = len(recording.events)
+        assert recording.events == full.events[: len(recording.events)]

@@ -1,0 +1,304 @@
+"""The ``termsim`` command: record, play, show, info, export, import.
+
+Every command prints one clear line and exits non-zero on a missing,
+truncated or corrupt file; none shows a traceback. Exit statuses: 0 success,
+1 a bad or unreadable file, 2 bad usage, 130 interrupted; ``record`` exits
+with the recorded program's status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from . import _recording as rec
+from ._errors import RecordingError, TermsimError, describe_status
+from ._recording import Recording
+
+
+class UsageError(Exception):
+    """Wrong arguments: exit status 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.run(args))
+    except UsageError as exc:
+        print(f"termsim {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except (RecordingError, TermsimError) as exc:
+        print(f"termsim {args.command}: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"termsim {args.command}: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        print(f"termsim {args.command}: internal error: {type(exc).__name__}: {exc} "
+              "(please report it)", file=sys.stderr)
+        return 3
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="termsim", description="Record, replay and inspect terminal sessions.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("record", help="run a command in a recorded terminal, interactively")
+    p.add_argument("-o", "--output", required=True, help="the recording file to write")
+    p.add_argument("--cols", type=int, help="columns (default: this terminal's)")
+    p.add_argument("--rows", type=int, help="rows (default: this terminal's)")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    p.set_defaults(run=_record)
+
+    p = sub.add_parser("play", help="play a recording into this terminal")
+    p.add_argument("file")
+    p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1.0)")
+    p.add_argument("--idle-limit", type=float, default=None,
+                   help="shorten pauses longer than this many seconds")
+    p.set_defaults(run=_play)
+
+    p = sub.add_parser("show", help="print the screen at a moment, as text")
+    p.add_argument("file")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--at", type=float, help="seconds from the start")
+    when.add_argument("--end", action="store_true", help="the final screen (the default)")
+    p.add_argument("--frame", action="store_true",
+                   help="with row numbers, a frame and the cursor")
+    p.set_defaults(run=_show)
+
+    p = sub.add_parser("info", help="summarise a recording: waits, queries, silences, exit")
+    p.add_argument("file")
+    p.set_defaults(run=_info)
+
+    p = sub.add_parser("export", help="write a recording as asciicast (.cast) or text (.txt)")
+    p.add_argument("file")
+    p.add_argument("-o", "--output", required=True, help="OUT.cast or OUT.txt")
+    p.add_argument("--v3", action="store_true", help="asciicast v3 instead of v2")
+    p.set_defaults(run=_export)
+
+    p = sub.add_parser("import", help="convert an asciicast (v1, v2, v3) into a recording")
+    p.add_argument("file")
+    p.add_argument("-o", "--output", required=True, help="the recording file to write")
+    p.set_defaults(run=_import)
+    return parser
+
+
+# -- show / info -------------------------------------------------------------------------
+
+
+def _open(path: str) -> Recording:
+    recording = Recording.open(path)
+    if not recording.complete:
+        print(f"termsim: note: {path} is incomplete (the session did not close); "
+              f"read up to byte {recording.stopped_at}", file=sys.stderr)
+    return recording
+
+
+def _show(args: argparse.Namespace) -> int:
+    recording = _open(args.file)
+    if args.at is not None and args.at < 0:
+        raise UsageError("--at takes seconds from the start (>= 0)")
+    screen = recording.screen_at(None if args.end else args.at)
+    print(screen.render() if args.frame else screen.text.rstrip("\n"))
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    recording = _open(args.file)
+    write_info(recording, sys.stdout)
+    return 0
+
+
+def write_info(recording: Recording, out: TextIO) -> None:
+    """The ``termsim info`` report."""
+    h = recording.header
+    state = "complete" if recording.complete else (
+        f"INCOMPLETE (stops at byte {recording.stopped_at})")
+    end = next((e.data[0] for e in recording.of_kind(rec.END)), None)
+    lines = [
+        f"file:      {recording.path} ({recording.size} bytes, {state})",
+        f"command:   {' '.join(map(str, h.get('argv') or []))}",
+        f"cwd:       {h.get('cwd', '')}",
+        f"size:      {recording.cols}x{recording.rows}, TERM={h.get('term', '')}",
+        f"started:   {h.get('started', '?')}",
+        "versions:  " + ", ".join(f"{k} {v}" for k, v in (h.get("versions") or {}).items()),
+        f"duration:  {recording.duration:.3f} s",
+        f"exit:      {_exit_text(recording)}" + (f"; session {end}" if end else ""),
+    ]
+    if h.get("policy"):
+        lines.append("policy:    " + ", ".join(f"{k}={v}" for k, v in h["policy"].items()))
+    counts = Counter(e.kind for e in recording.events)
+    names = {rec.OUTPUT: "output", rec.INPUT: "input", rec.REPLY: "reply", rec.RESIZE: "resize",
+             rec.TTY: "tty mode", rec.WAIT_END: "wait", rec.NOTE: "note", rec.WARNING: "warning",
+             rec.EXIT: "exit"}
+    out_bytes = sum(len(e.data[0]) for e in recording.of_kind(rec.OUTPUT))
+    lines.append("events:    " + ", ".join(
+        f"{names.get(k, k)} {n}" for k, n in counts.items() if k not in (rec.WAIT_START, rec.END)
+    ) + f" ({out_bytes} output bytes)")
+
+    lines.append("waits:")
+    waits = list(recording.of_kind(rec.WAIT_END))
+    starts = {_details(e).get("id"): e for e in recording.of_kind(rec.WAIT_START)}
+    for event in waits:
+        d = _details(event)
+        start = starts.get(d.get("id"))
+        started = start.t if start is not None else event.t
+        what = _details(start).get("predicate", "?") if start is not None else "?"
+        lines.append(f"  {started:9.3f} s  {d.get('outcome', '?'):<15} after "
+                     f"{event.t - started:.3f} s: {what}")
+    if not waits:
+        lines.append("  (none)")
+
+    terminal = recording.terminal_at()
+    answered = [q for q in terminal.queries if not q.unanswered]
+    unanswered = [q for q in terminal.queries if q.unanswered]
+    lines.append(f"queries:   {len(answered)} answered, {len(unanswered)} unanswered")
+    for query in unanswered[:10]:
+        lines.append(f"  {query.describe()}")
+    if terminal.unknown:
+        lines.append("not understood: " + ", ".join(
+            f"{k} x{v}" for k, v in sorted(terminal.unknown.items())))
+
+    lines.append("longest silences:")
+    for start, length in longest_silences(recording):
+        lines.append(f"  {length:9.3f} s from {start:.3f} s")
+    notes = list(recording.of_kind(rec.NOTE)) + list(recording.of_kind(rec.WARNING))
+    if notes:
+        lines.append("notes and warnings:")
+        for event in sorted(notes, key=lambda e: e.t):
+            lines.append(f"  {event.t:9.3f} s  {event.data[0]}")
+    out.write("\n".join(lines) + "\n")
+
+
+def _details(event: rec.Event) -> dict[str, object]:
+    return event.data[0] if event.data and isinstance(event.data[0], dict) else {}
+
+
+def _exit_text(recording: Recording) -> str:
+    exits = list(recording.of_kind(rec.EXIT))
+    if not exits:
+        return "the program had not exited"
+    return describe_status(exits[-1].data[0])
+
+
+def longest_silences(recording: Recording, count: int = 3) -> list[tuple[float, float]]:
+    """``(start, length)`` of the longest gaps without output, longest first."""
+    times = [e.t for e in recording.of_kind(rec.OUTPUT)]
+    if not times:
+        return [(0.0, recording.duration)]
+    gaps = [(0.0, times[0])]
+    gaps += [(a, b - a) for a, b in itertools.pairwise(times)]
+    gaps.append((times[-1], recording.duration - times[-1]))
+    return sorted(gaps, key=lambda g: -g[1])[:count]
+
+
+# -- export / import -------------------------------------------------------------------------
+
+
+def _export(args: argparse.Namespace) -> int:
+    from ._asciicast import export_asciicast, export_text
+
+    recording = _open(args.file)
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".cast", ".txt"):
+        raise UsageError(f"cannot tell the format of {args.output!r}: use .cast or .txt")
+    with open(args.output, "w", encoding="utf-8") as out:
+        if suffix == ".txt":
+            export_text(recording, out)
+            print(f"wrote the final screen to {args.output}", file=sys.stderr)
+            return 0
+        report = export_asciicast(recording, out, version=3 if args.v3 else 2)
+    print(f"wrote {report.events} events ({report.duration:.3f} s) to {args.output} "
+          f"as asciicast v{3 if args.v3 else 2}", file=sys.stderr)
+    if report.replaced_bytes:
+        print(f"termsim export: {report.replaced_bytes} bytes were not UTF-8 and were "
+              "replaced by U+FFFD (asciicast holds text, not bytes)", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from ._asciicast import import_asciicast
+
+    recording = import_asciicast(args.file, args.output)
+    print(f"wrote {len(recording.events)} events ({recording.duration:.3f} s) to "
+          f"{args.output}", file=sys.stderr)
+    return 0
+
+
+# -- play -----------------------------------------------------------------------------------
+
+
+def _play(args: argparse.Namespace) -> int:
+    if not args.speed > 0:
+        raise UsageError("--speed must be > 0")
+    if args.idle_limit is not None and args.idle_limit < 0:
+        raise UsageError("--idle-limit must be >= 0")
+    recording = _open(args.file)
+    out = sys.stdout.buffer
+    clock = time.monotonic()
+    last = 0.0
+    try:
+        for event in recording.of_kind(rec.OUTPUT):
+            gap = event.t - last
+            if args.idle_limit is not None:
+                gap = min(gap, args.idle_limit)
+            last = event.t
+            clock += gap / args.speed
+            delay = clock - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)  # playback pacing, the point of this command
+            out.write(bytes(event.data[0]))
+            out.flush()
+    except KeyboardInterrupt:
+        out.write(b"\x1b[0m\r\n")
+        return 130
+    return 0
+
+
+# -- record ---------------------------------------------------------------------------------
+
+
+def _record(args: argparse.Namespace) -> int:
+    import anyio
+
+    cmd = list(args.cmd)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        raise UsageError(
+            "give the command to record after --, e.g. termsim record -o s.tsr -- bash")
+    try:
+        size = os.get_terminal_size(sys.stdout.fileno())
+        cols, rows = size.columns, size.lines
+    except OSError:
+        cols, rows = 80, 24
+    cols, rows = args.cols or cols, args.rows or rows
+    if cols < 1 or rows < 1:
+        raise UsageError("--cols and --rows must be positive")
+    from ._interactive import record_interactively
+
+    status = anyio.run(record_interactively, cmd, args.output, cols, rows)
+    print(f"termsim: recorded to {args.output} ({describe_status(status)})", file=sys.stderr)
+    if status is None:
+        return 1
+    return status if status >= 0 else 128 - status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

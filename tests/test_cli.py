@@ -1,0 +1,115 @@
+"""The termsim command, driven in-process (and `record` as a real process)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from termsim import Recording
+from termsim.cli import main
+
+RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
+PASSING = str(RECORDINGS / "passing.tsr")
+HANG = str(RECORDINGS / "boot-hang.tsr")
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_show_prints_the_final_screen_or_the_screen_at_a_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "show", PASSING)
+    assert status == 0
+    assert "assistant: done (5 chars)" in out and "bye" in out
+    status, out, _ = run(capsys, "show", PASSING, "--at", "0.3")
+    assert status == 0 and "Pick a theme" in out and "assistant" not in out
+    status, out, _ = run(capsys, "show", HANG, "--end", "--frame")
+    assert status == 0 and "23 │ state: booting" in out and "cursor at row" in out
+
+
+def test_info_lists_waits_queries_silences_and_exit(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "info", HANG)
+    assert status == 0
+    # The program never exited by itself: the session's teardown hung it up.
+    assert "complete" in out and "killed by SIGHUP; session closed" in out
+    assert "timed out" in out and "after 30.0" in out
+    assert "longest silences:" in out
+    first_silence = out.split("longest silences:\n")[1].splitlines()[0]
+    assert float(first_silence.split()[0]) > 29
+    status, out, _ = run(capsys, "info", str(RECORDINGS / "cpr-starvation.tsr"))
+    assert "unanswered" in out and "ESC[6n" in out and "cpr=ignore" in out
+    status, out, _ = run(capsys, "info", PASSING)
+    assert "exit status 0" in out and "queries:   7 answered, 0 unanswered" in out
+
+
+@pytest.mark.parametrize("command", ["show", "info", "export", "play"])
+def test_bad_files_give_one_line_and_status_1(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    garbage = tmp_path / "garbage.tsr"
+    garbage.write_bytes(b"this is not a recording at all")
+    extra = ["-o", str(tmp_path / "out.cast")] if command == "export" else []
+    for path, expected in (
+        (tmp_path / "missing.tsr", "No such file"),
+        (garbage, "byte 0: not a termsim recording"),
+    ):
+        status, _, err = run(capsys, command, str(path), *extra)
+        assert status == 1, (command, path)
+        assert expected in err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_truncated_file_is_read_up_to_where_it_stops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    cut = tmp_path / "cut.tsr"
+    data = Path(PASSING).read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    status, out, err = run(capsys, "info", str(cut))
+    assert status == 0
+    assert "INCOMPLETE" in out and "is incomplete" in err
+    damaged = tmp_path / "damaged.tsr"
+    damaged.write_bytes(data[:2000] + b"\xc1" * 10 + data[2010:])
+    status, out, err = run(capsys, "show", str(damaged))
+    assert status == 1 and "damaged" in err and "byte" in err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "show", PASSING, "--at", "-1")
+    assert status == 2 and "--at" in err
+    status, _, err = run(capsys, "export", PASSING, "-o", "x.png")
+    assert status == 2 and ".cast or .txt" in err
+    assert main([]) == 2
+
+
+def test_play_writes_the_output_at_speed(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["play", PASSING, "--speed", "1000"])
+    out = capsys.readouterr().out
+    assert status == 0 and "assistant: done (5 chars)" in out
+
+
+def test_record_runs_a_command_and_writes_a_recording(tmp_path: Path) -> None:
+    path = tmp_path / "rec.tsr"
+    result = subprocess.run(
+        [sys.executable, "-m", "termsim", "record", "-o", str(path), "--cols", "50",
+         "--rows", "10", "--", "sh", "-c", "echo recorded-output; exit 3"],
+        stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+    )
+    assert result.returncode == 3, result.stderr
+    assert b"recorded-output" in result.stdout
+    recording = Recording.open(path)
+    assert recording.complete and recording.exit_status == 3
+    assert (recording.cols, recording.rows) == (50, 10)
+    assert "recorded-output" in recording.screen_at().text
+
+
+def test_record_without_a_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "record", "-o", "x.tsr", "--")
+    assert status == 2 and "give the command" in err
