@@ -28,6 +28,7 @@ count.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -86,9 +87,15 @@ class _Wait:
     predicate: Predicate
     after: int  # only snapshots with generation > after count
     event: anyio.Event
+    started: float
     matched: Snapshot | None = None
     error: BaseException | None = None
 
+
+#: How many screens before a failure its error message shows.
+FILM_FRAMES = 4
+#: Rows shown per screen of the film strip.
+FILM_ROWS = 6
 
 #: Called with ("wait-start" | "wait-end", details) for recorders and reports.
 Observer = Callable[[str, dict[str, object]], None]
@@ -109,6 +116,9 @@ class Engine:
         self._last_key: tuple[int, bool | None] = (-1, None)
         self.recording: str | None = None
         self._waits_started = 0
+        # For film-strip error messages: recent distinct screens and inputs.
+        self._screens: deque[tuple[float, Snapshot]] = deque(maxlen=FILM_FRAMES + 1)
+        self._inputs: deque[tuple[float, str]] = deque(maxlen=20)
 
     # -- state ---------------------------------------------------------------------
 
@@ -125,6 +135,7 @@ class Engine:
         if key == self._last_key:
             return
         self._last_key = key
+        self._remember(snap)
         for wait in list(self._waits):
             if wait.event.is_set() or snap.generation <= wait.after:
                 continue
@@ -138,6 +149,45 @@ class Engine:
                 wait.matched = snap
                 wait.event.set()
 
+    def _remember(self, snap: Snapshot) -> None:
+        if not self._screens or self._screens[-1][1].generation != snap.generation:
+            self._screens.append((self.source.now(), snap))
+
+    def input_sent(self, mark: Mark) -> None:
+        """Called by the driver for every input, for film-strip errors."""
+        self._inputs.append((mark.at, mark.label))
+
+    def film_strip(self, started: float) -> str:
+        """The last screens and the inputs between them, as text, for an error.
+
+        It starts at the last input sent before the wait (what the test did
+        that the wait is about) and keeps the last ``FILM_FRAMES`` screens.
+        """
+        begin = started
+        before = [t for t, _ in self._inputs if t < started]
+        if before:
+            begin = before[-1]
+        all_screens = list(self._screens)
+        recent = [i for i, (t, _) in enumerate(all_screens) if t >= begin][-FILM_FRAMES:]
+        first = recent[0] if recent else len(all_screens)
+        previous = all_screens[first - 1][1] if first > 0 else None
+        items: list[tuple[float, int, object]] = [(all_screens[i][0], 1, all_screens[i][1])
+                                                  for i in recent]
+        since = all_screens[first][0] if recent else begin
+        items += [(t, 0, label) for t, label in self._inputs if t >= min(begin, since)]
+        if not items:
+            return ""
+        out = ["  what happened during the wait (seconds from its start):"]
+        for t, is_screen, what in sorted(items, key=lambda x: (x[0], x[1])):
+            when = f"    {t - started:+8.3f} s  "
+            if not is_screen:
+                out.append(f"{when}sent {what}")
+                continue
+            assert isinstance(what, Snapshot)
+            out += _screen_change(when, previous, what)
+            previous = what
+        return "\n".join(out)
+
     def process_exited(self, status: int | None) -> None:
         """The program is gone: pending waits fail now, not at their timeout."""
         if self.exited:
@@ -147,7 +197,7 @@ class Engine:
         self.notify()  # the last output may still satisfy a wait
         for wait in self._waits:
             if not wait.event.is_set():
-                wait.error = self._exited_error(wait.predicate)
+                wait.error = self._exited_error(wait.predicate, wait.started)
                 wait.event.set()
         self._exit_event.set()
 
@@ -160,11 +210,14 @@ class Engine:
                 wait.event.set()
         self._exit_event.set()
 
-    def _exited_error(self, predicate: Predicate | None) -> ProcessExited:
+    def _exited_error(
+        self, predicate: Predicate | None, started: float | None = None,
+    ) -> ProcessExited:
         return ProcessExited(
             status=self.exit_status, snapshot=self.snapshot(),
             awaited=predicate.describe() if predicate else None, predicate=predicate,
             recording=self.recording,
+            film=self.film_strip(started) if started is not None else "",
         )
 
     def _emit(self, kind: str, **details: object) -> None:
@@ -198,10 +251,11 @@ class Engine:
             if snap.generation > after and pred(snap):
                 outcome = "matched"
                 return snap
+            self._remember(snap)
             if self.exited:
                 outcome = "program exited"
                 raise self._exited_error(pred)
-            wait = _Wait(pred, after, anyio.Event())
+            wait = _Wait(pred, after, anyio.Event(), started)
             self._waits.append(wait)
             try:
                 await self.source.run_until(wait.event, started + timeout, pred.polls)
@@ -213,7 +267,7 @@ class Engine:
             if wait.error is not None:
                 outcome = _outcome_of(wait.error)
                 raise wait.error
-            raise self._timeout_error(pred, timeout, since)
+            raise self._timeout_error(pred, timeout, since, started)
         except BaseException as exc:
             if outcome == "timed out" and not isinstance(exc, WaitTimeout):
                 outcome = "cancelled" if isinstance(exc, anyio.get_cancelled_exc_class()) \
@@ -223,14 +277,17 @@ class Engine:
             self._emit("wait-end", id=wait_id, predicate=pred.describe(), outcome=outcome,
                        at=self.source.now(), started=started)
 
-    def _timeout_error(self, pred: Predicate, timeout: float, since: Mark | None) -> WaitTimeout:
+    def _timeout_error(
+        self, pred: Predicate, timeout: float, since: Mark | None, started: float,
+    ) -> WaitTimeout:
         snap = self.snapshot()
+        self._remember(snap)
         return WaitTimeout(
             awaited=pred.describe(), timeout=timeout, snapshot=snap,
             silent_for=self.source.silent_for(), predicate=pred,
             unanswered=self.terminal.unanswered(), explanation=pred.explain(snap),
             since=str(since) if since else "", recording=self.recording,
-            unknown=dict(self.terminal.unknown),
+            unknown=dict(self.terminal.unknown), film=self.film_strip(started),
         )
 
     async def wait_exit(self, *, timeout: float) -> int | None:
@@ -263,6 +320,26 @@ class Engine:
         if not self.exited:
             raise SessionClosed("the session is closed")
         return self.exit_status
+
+
+def _screen_change(when: str, before: Snapshot | None, after: Snapshot) -> list[str]:
+    """One film-strip frame: the rows that changed since the previous screen."""
+    if before is None or (before.cols, before.rows) != (after.cols, after.rows):
+        changed = [r for r, line in enumerate(after.lines) if line.strip()]
+        what = f"screen ({len(changed)} rows with text)"
+    else:
+        changed = [r for r in range(after.rows) if before.lines[r] != after.lines[r]]
+        what = f"screen ({len(changed)} row{'s' if len(changed) != 1 else ''} changed"
+        if before.cursor != after.cursor:
+            what += f", cursor to row {after.cursor.row}, col {after.cursor.col}"
+        what += ")"
+    width = len(str(after.rows - 1))
+    out = [f"{when}{what}"]
+    for r in changed[:FILM_ROWS]:
+        out.append(f"{' ' * 16}{str(r).rjust(width)} │{after.lines[r].rstrip()}")
+    if len(changed) > FILM_ROWS:
+        out.append(f"{' ' * 16}… {len(changed) - FILM_ROWS} more rows")
+    return out
 
 
 def _outcome_of(exc: BaseException) -> str:

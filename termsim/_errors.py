@@ -55,7 +55,7 @@ class WaitTimeout(TermsimError, TimeoutError):
         self, *, awaited: str, timeout: float, snapshot: Snapshot, silent_for: float | None,
         predicate: Predicate | None = None, unanswered: Sequence[Query] = (),
         explanation: str = "", since: str = "", recording: str | None = None,
-        unknown: dict[str, int] | None = None,
+        unknown: dict[str, int] | None = None, film: str = "",
     ) -> None:
         self.awaited = awaited
         self.timeout = timeout
@@ -67,6 +67,8 @@ class WaitTimeout(TermsimError, TimeoutError):
         self.since = since
         self.recording = recording
         self.unknown = dict(unknown or {})
+        #: The last screens before the failure, with the inputs between them.
+        self.film = film
         super().__init__(self._message())
 
     def _message(self) -> str:
@@ -87,6 +89,9 @@ class WaitTimeout(TermsimError, TimeoutError):
             lines.append(f"  sequences termsim did not understand: {seen}")
         if self.recording:
             lines.append(f"  recording: {self.recording}")
+        if self.film:
+            lines.append(self.film)
+            lines.append("  the screen at the end:")
         lines.append(_indent(self.snapshot.render()))
         return "\n".join(lines)
 
@@ -96,9 +101,10 @@ class ProcessExited(TermsimError):
 
     def __init__(
         self, *, status: int | None, snapshot: Snapshot, awaited: str | None = None,
-        predicate: Predicate | None = None, recording: str | None = None,
+        predicate: Predicate | None = None, recording: str | None = None, film: str = "",
     ) -> None:
         self.status = status
+        self.film = film
         self.snapshot = snapshot
         self.awaited = awaited
         self.predicate = predicate
@@ -109,6 +115,8 @@ class ProcessExited(TermsimError):
         body = [head]
         if recording:
             body.append(f"  recording: {recording}")
+        if film:
+            body += [film, "  the screen at the end:"]
         body.append(_indent(snapshot.render()))
         super().__init__("\n".join(body))
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import re
 import signal
 import termios
 from collections.abc import Callable, Mapping, Sequence
@@ -35,6 +36,7 @@ from ._driver import Driver
 from ._engine import Engine, Mark
 from ._errors import SessionClosed, TermsimError, WaitTimeout
 from ._process import descendants, in_session, is_running, signal_all, wait_gone
+from ._redact import MARKER, Redactor
 from ._terminal import Policy, Query, Terminal
 
 log = logging.getLogger("termsim")
@@ -47,10 +49,26 @@ READ_SIZE = 1 << 16
 MAX_READ_BURST = 1 << 20
 #: How often a wait on the tty mode (``InputReady``) re-checks it.
 TTY_POLL_INTERVAL = 0.01
+#: Set by the pytest plugin while a test runs: where a session records when
+#: ``spawn()`` was not told (``record=False`` opts out).
+default_record: Callable[[list[str]], str] | None = None
 #: Grace periods when ending the process tree: after SIGHUP, after SIGTERM.
 HANGUP_GRACE = 0.5
 TERMINATE_GRACE = 0.5
 KILL_GRACE = 2.0
+
+
+def _hidden_input(fd: int) -> bool:
+    """Cooked with echo off: a password prompt (getpass, sudo, ssh).
+
+    prompt_toolkit's raw mode also turns echo off, but turns ICANON off too,
+    so its keys are not mistaken for a password.
+    """
+    try:
+        lflag = termios.tcgetattr(fd)[3]
+    except (termios.error, OSError):
+        return False
+    return bool(lflag & termios.ICANON) and not lflag & termios.ECHO
 
 
 def _raw_mode(fd: int) -> bool | None:
@@ -77,7 +95,8 @@ class Session(Driver):
         env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
         cpr: CprPolicy = "answer", term: str = "xterm-256color",
         escape_delay: float = 0.6, write_timeout: float = 10.0,
-        record: str | os.PathLike[str] | None = None,
+        record: str | os.PathLike[str] | Literal[False] | None = None,
+        redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
     ) -> None:
         if isinstance(cpr, str) and cpr not in ("answer", "ignore"):
             raise ValueError(f'cpr must be "answer", "ignore" or a delay in seconds, not {cpr!r}')
@@ -104,7 +123,7 @@ class Session(Driver):
         self.warnings: list[str] = []
         #: Called as ``listener(kind, seconds, data)`` for everything that
         #: crosses the PTY: ``"output"`` (bytes, as read), ``"input"``
-        #: (``(bytes, label)``), ``"reply"`` (bytes the terminal answered),
+        #: (``(bytes, label, typed_with_echo_off)``), ``"reply"`` (bytes the terminal answered),
         #: ``"resize"`` (``(cols, rows)``) and ``"exit"`` (the status).
         #: Recorders and reports hang off this.
         self.listeners: list[Callable[[str, float, object], None]] = []
@@ -122,8 +141,12 @@ class Session(Driver):
         self._reader_done = anyio.Event()
         self._started = False
         self._closed = False
-        self.record_path = None if record is None else os.fspath(record)
+        if record is None and default_record is not None:
+            record = default_record(self.argv)
+        self.record_path = None if record is None or record is False else os.fspath(record)
         self._recorder: rec.Recorder | None = None
+        self._redactor = Redactor(redact)
+        self.mask_hidden_input = mask_hidden_input
 
     # -- the Source protocol (for the engine) ------------------------------------
 
@@ -190,9 +213,12 @@ class Session(Driver):
             raise TermsimError("this session was already started")
         self._started = True
         if self.record_path is not None:
+            scrub = self._redactor.text
             header = rec.make_header(
-                argv=self.argv, cwd=self.cwd, cols=self.terminal.cols,
-                rows=self.terminal.rows, env=self.env, policy=self.terminal.policy,
+                argv=[scrub(a) for a in self.argv],
+                cwd=None if self.cwd is None else scrub(self.cwd), cols=self.terminal.cols,
+                rows=self.terminal.rows, env={k: scrub(v) for k, v in self.env.items()},
+                policy=self.terminal.policy,
             )
             self._recorder = rec.Recorder(self.record_path, header)
             self.listeners.append(self._record)
@@ -253,6 +279,7 @@ class Session(Driver):
                     await self._reader_done.wait()
                 self._release()
                 if self._recorder is not None:
+                    self._flush_redacted()
                     self._recorder.close(self.now(), how)
 
     async def _end_process_tree(self) -> None:
@@ -396,6 +423,7 @@ class Session(Driver):
         wait = self._hold_until - self.now()
         if wait > 0:
             await anyio.sleep(wait)  # protocol timing: ESC must stand alone
+        hidden = _hidden_input(self._fd)
         if keys and self.input_ready() is False:
             warning = (
                 f"{label} sent at {self.now():.3f} s while the terminal was cooked "
@@ -405,11 +433,14 @@ class Session(Driver):
             self.warnings.append(warning)
             log.warning("termsim: %s", warning)
             if self._recorder is not None:
-                self._recorder.event(rec.WARNING, self.now(), warning)
+                if hidden and self.mask_hidden_input:
+                    warning = warning.replace(label, f"input {MARKER}")
+                self._recorder.event(rec.WARNING, self.now(), self._redactor.text(warning))
         self._inputs += 1
         mark = Mark(self._inputs, self.terminal.generation, self.now(), label)
+        self.engine.input_sent(mark)
         if self.listeners:
-            self._emit("input", (data, label))
+            self._emit("input", (data, label, hidden))
         await self._write_all(data)
         self._hold_until = self.now() + self.escape_delay if data == b"\x1b" else 0.0
         return mark
@@ -439,22 +470,37 @@ class Session(Driver):
 
     def note(self, label: str) -> None:
         if self._recorder is not None:
-            self._recorder.event(rec.NOTE, self.now(), str(label))
+            self._recorder.event(rec.NOTE, self.now(), self._redactor.text(str(label)))
+
+    def _flush_redacted(self) -> None:
+        assert self._recorder is not None
+        rest = self._redactor.flush()
+        if rest:
+            self._recorder.event(rec.OUTPUT, self.now(), rest)
 
     def _record(self, kind: str, t: float, data: object) -> None:
         recorder = self._recorder
         assert recorder is not None
+        redactor = self._redactor
         if kind == "output":
-            recorder.event(rec.OUTPUT, t, data)
+            assert isinstance(data, bytes)
+            scrubbed = redactor.feed(data)
+            if scrubbed:
+                recorder.event(rec.OUTPUT, t, scrubbed)
         elif kind == "input":
-            payload, label = data  # type: ignore[misc]
-            recorder.event(rec.INPUT, t, payload, label)
+            payload, label, hidden = data  # type: ignore[misc]
+            if hidden and self.mask_hidden_input:
+                # Typed while the program had echo off: a password prompt.
+                recorder.event(rec.INPUT, t, MARKER.encode(), f"input {MARKER} (echo was off)")
+            else:
+                recorder.event(rec.INPUT, t, redactor.data(payload), redactor.text(label))
         elif kind == "reply":
             recorder.event(rec.REPLY, t, data)
         elif kind == "resize":
             cols, rows = data  # type: ignore[misc]
             recorder.event(rec.RESIZE, t, cols, rows)
         elif kind == "exit":
+            self._flush_redacted()  # the final screen must be complete before the exit
             recorder.event(rec.EXIT, t, data)
 
     def _record_wait(self, kind: str, details: dict[str, object]) -> None:
@@ -462,11 +508,12 @@ class Session(Driver):
         assert recorder is not None
         at = float(details.pop("at"))  # type: ignore[arg-type]
         if kind == "wait-start":
+            details["predicate"] = self._redactor.text(str(details["predicate"]))
             since = details.get("since")
             if since is None:
                 del details["since"]
             else:
-                details["since"] = str(since)
+                details["since"] = self._redactor.text(str(since))
             recorder.event(rec.WAIT_START, at, details)
         else:
             # The start event has the description and time; the end refers
@@ -499,7 +546,8 @@ def spawn(
     argv: Command, *, cols: int = 80, rows: int = 24, env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None, cpr: CprPolicy = "answer",
     term: str = "xterm-256color", escape_delay: float = 0.6, write_timeout: float = 10.0,
-    record: str | os.PathLike[str] | None = None,
+    record: str | os.PathLike[str] | Literal[False] | None = None,
+    redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
 ) -> Session:
     """Start ``argv`` in a pseudo-terminal of ``cols`` x ``rows``.
 
@@ -508,7 +556,12 @@ def spawn(
     ``env`` sets it. ``cpr``: ``"answer"`` (default), ``"ignore"`` (never
     answer cursor position requests, to reproduce CPR starvation), or a delay
     in seconds before each answer. ``record``: write the session to this
-    file as it runs (see :class:`termsim.Recording`).
+    file as it runs (see :class:`termsim.Recording`); under the pytest plugin
+    sessions record by default, and ``record=False`` opts out. ``redact``:
+    strings and compiled regexes replaced by ``[REDACTED]`` in everything
+    written to the recording (the live screen is untouched); input typed
+    while the program has echo off (a password prompt) is masked unless
+    ``mask_hidden_input=False``.
     """
     if isinstance(argv, (str, os.PathLike)):
         args = [os.fspath(argv)]
@@ -519,5 +572,6 @@ def spawn(
     return Session(
         args, cols=cols, rows=rows, env=env, cwd=cwd, cpr=cpr, term=term,
         escape_delay=escape_delay, write_timeout=write_timeout, record=record,
+        redact=redact, mask_hidden_input=mask_hidden_input,
     )
 

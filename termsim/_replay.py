@@ -149,6 +149,7 @@ class ReplaySession(Driver):
         recorded = await self._catch_up_to(rec.INPUT, label)
         self._inputs += 1
         mark = Mark(self._inputs, self.terminal.generation, self._clock, label)
+        self.engine.input_sent(mark)
         if recorded is not None and bytes(recorded.data[0]) != data:
             self._diverge(
                 f"{label} sends {data!r}, the recording has {bytes(recorded.data[0])!r} "

@@ -278,3 +278,24 @@ async def test_exit_detected_while_a_grandchild_keeps_the_pty_open() -> None:
     async with termsim.spawn(["sh", "-c", script]) as term:
         assert await term.wait_exit(timeout=10) == 5
         assert "started" in term.screen.text
+
+
+async def test_wait_errors_show_a_film_strip_of_screens_and_inputs(
+    configured_env: dict[str, str],
+) -> None:
+    async with termsim.spawn(EXAMPLE, env=configured_env) as term:
+        await term.wait_for(PROMPT & Text("state: sleeping", region=TOOLBAR), timeout=30)
+        await term.type("hi")
+        mark = await term.press("enter")
+        with pytest.raises(WaitTimeout) as info:
+            await term.wait_for(Text("never said"), since=mark, timeout=2)
+    message = str(info.value)
+    strip = message.split("what happened during the wait")[1].split("the screen at the end")[0]
+    assert "sent key enter" in strip
+    # The last screens before the failure: the reply ends, the toolbar settles.
+    assert "23 │ state: sleeping" in strip
+    # Times are relative to the wait's start; the Enter came just before it.
+    stamped = [line for line in strip.splitlines()[1:] if line.strip()[:1] in ("+", "-")]
+    times = [float(line.split()[0]) for line in stamped]
+    assert times == sorted(times) and times[0] <= 0 < times[-1] <= 2.5
+    assert info.value.film and strip.count("screen (") <= 4

@@ -1,0 +1,159 @@
+"""pytest plugin: every session a test spawns is recorded; failures keep theirs.
+
+Registered through the ``pytest11`` entry point, so installing termsim is
+enough. While a test runs, ``termsim.spawn()`` records to a file named after
+the test in ``--termsim-dir`` (default ``.termsim`` under the rootdir). When
+the test fails, its recordings stay and the failure report gets a "termsim"
+section: each recording's path, the wait that failed, the final screen, and
+the commands that replay it. When it passes they are deleted, unless
+``--termsim-keep=all``; ``--termsim-keep=none`` turns recording off.
+
+Retries never erase evidence: every attempt records to its own file, and a
+failed attempt's files are kept and reported even when a rerun passes.
+Names carry the test id and an attempt number, created exclusively, so
+pytest-xdist workers never collide. Only public pytest hooks are used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Generator
+from pathlib import Path
+
+import pytest
+
+from . import _live
+from . import _recording as rec
+from ._errors import RecordingError
+
+_KEY = pytest.StashKey[list[Path]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("termsim", "termsim terminal-session recordings")
+    group.addoption(
+        "--termsim-dir", default=None, metavar="DIR",
+        help="where recordings of failed tests are kept (default: .termsim in the rootdir)",
+    )
+    group.addoption(
+        "--termsim-keep", default="failed", choices=("failed", "all", "none"),
+        help="keep recordings of failed tests (default), of all tests, or record nothing",
+    )
+
+
+def _directory(config: pytest.Config) -> Path:
+    option = config.getoption("--termsim-dir")
+    return Path(option) if option else Path(str(config.rootpath)) / ".termsim"
+
+
+def _safe(nodeid: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.\[\]-]+", "_", nodeid.replace("::", "__"))
+    return name.strip("_.")[:150] or "test"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    config = item.config
+    if config.getoption("--termsim-keep") == "none":
+        return (yield)
+    directory = _directory(config)
+    made: list[Path] = []
+    item.stash[_KEY] = made
+
+    def allocate(argv: list[str]) -> str:
+        directory.mkdir(parents=True, exist_ok=True)
+        stem = _safe(item.nodeid)
+        n = 1
+        while True:
+            path = directory / (f"{stem}.tsr" if n == 1 else f"{stem}-{n}.tsr")
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                n += 1
+                continue
+            os.close(fd)
+            made.append(path)
+            return str(path)
+
+    previous = _live.default_record
+    _live.default_record = allocate
+    try:
+        return (yield)
+    finally:
+        _live.default_record = previous
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None],
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.when != "call":
+        return report
+    made = item.stash.get(_KEY, [])
+    if not made:
+        return report
+    keep = item.config.getoption("--termsim-keep")
+    # pytest-rerunfailures reports a failed attempt that will be retried as
+    # "rerun": that attempt's recordings are evidence too.
+    if report.failed or report.outcome == "rerun":
+        report.sections.append(("termsim recordings", _describe(made, item.config)))
+    elif keep != "all":
+        for path in made:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+    return report
+
+
+def _describe(paths: list[Path], config: pytest.Config) -> str:
+    out: list[str] = []
+    for path in paths:
+        shown = _relative(path, config)
+        out.append(f"recording: {shown}")
+        try:
+            recording = rec.Recording.open(path)
+        except RecordingError as exc:
+            out.append(f"  (unreadable: {exc})")
+            continue
+        failed = _failed_wait(recording)
+        if failed:
+            out.append(f"  failed wait: {failed}")
+        exit_event = next(recording.of_kind(rec.EXIT), None)
+        if exit_event is not None:
+            from ._errors import describe_status
+
+            out.append(f"  program: {describe_status(exit_event.data[0])} "
+                       f"at {exit_event.t:.3f} s")
+        out.append(f"  look:   termsim show {shown} --frame   |   termsim info {shown}")
+        out.append(f"  replay: termsim play {shown}   (in a test: termsim.replay({str(shown)!r}))")
+        out.append("  final screen:")
+        out.extend("    " + line for line in recording.screen_at().render().splitlines())
+    return "\n".join(out)
+
+
+def _failed_wait(recording: rec.Recording) -> str | None:
+    starts = {
+        e.data[0].get("id"): e for e in recording.of_kind(rec.WAIT_START)
+        if e.data and isinstance(e.data[0], dict)
+    }
+    for end in reversed(list(recording.of_kind(rec.WAIT_END))):
+        details = end.data[0] if end.data and isinstance(end.data[0], dict) else {}
+        if details.get("outcome") not in (None, "matched"):
+            start = starts.get(details.get("id"))
+            what = start.data[0].get("predicate", "?") if start is not None else "?"
+            took = end.t - start.t if start is not None else 0.0
+            return f"{what} ({details['outcome']} after {took:.3f} s)"
+    return None
+
+
+def _relative(path: Path, config: pytest.Config) -> Path:
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        try:
+            return path.relative_to(Path(str(config.rootpath)))
+        except ValueError:
+            return path

@@ -1,0 +1,109 @@
+"""Redaction: secrets never reach the recording file, wherever chunks split."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import termsim
+from termsim import InputReady, Recording, Text
+from termsim._redact import MARKER, Redactor
+
+SECRET = "sk-live-0123456789abcdef"
+RAWECHO = Path(__file__).resolve().parent / "programs" / "rawecho.py"
+
+
+def stream(redactor: Redactor, chunks: list[bytes]) -> bytes:
+    return b"".join(redactor.feed(c) for c in chunks) + redactor.flush()
+
+
+def test_Redactor_replaces_strings_and_regexes() -> None:
+    r = Redactor(["hunter2", re.compile(r"sk-live-[0-9a-f]+")])
+    out = stream(r, [f"pw=hunter2 key={SECRET} ok".encode()])
+    assert out == f"pw={MARKER} key={MARKER} ok".encode()
+    assert r.count == 2
+    assert r.text("say hunter2") == f"say {MARKER}"
+    assert r.data(b"hunter2\r") == MARKER.encode() + b"\r"
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.lists(st.integers(min_value=0, max_value=80), max_size=6), st.binary(max_size=20))
+def test_Redactor_catches_a_secret_split_anywhere(cuts: list[int], noise: bytes) -> None:
+    data = b"before " + noise + SECRET.encode() + b" \xe2\x9d\xaf after" + noise
+    points = sorted({min(c, len(data)) for c in cuts})
+    chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+    out = stream(Redactor([SECRET]), chunks)
+    assert SECRET.encode() not in out
+    assert out == data.replace(SECRET.encode(), MARKER.encode())
+
+
+def test_Redactor_without_patterns_passes_everything_through() -> None:
+    r = Redactor([])
+    assert r.feed(b"abc") == b"abc" and r.flush() == b""
+
+
+def test_Redactor_rejects_empty_patterns() -> None:
+    with pytest.raises(ValueError, match="non-empty"):
+        Redactor([""])
+
+
+@pytest.mark.anyio
+async def test_secrets_never_reach_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.tsr"
+    # The program prints the secret in two writes, so it is split on the PTY.
+    code = (
+        "import os, sys, tty; s = sys.argv[1]; tty.setraw(0); "
+        "sys.stdout.write('token: ' + s[:7]); sys.stdout.flush(); "
+        "os.read(0, 1); "
+        "sys.stdout.write(s[7:] + '\\r\\n'); sys.stdout.flush(); "
+        "os.read(0, 100)"
+    )
+    argv = [sys.executable, "-c", code, SECRET]
+    async with termsim.spawn(argv, record=path, redact=[re.compile(r"sk-live-[0-9a-f]+")]) as term:
+        await term.wait_for(Text("token: ") & InputReady(), timeout=10)
+        await term.type("\n")
+        snap = await term.wait_for(Text(SECRET), timeout=10)  # the live screen is real
+        assert SECRET in snap.text
+        term.note(f"saw {SECRET}")
+        await term.type(f"{SECRET}\n")
+        assert await term.wait_exit(timeout=10) == 0
+    raw = path.read_bytes()
+    assert SECRET.encode() not in raw
+    assert b"sk-live" not in raw  # not even the first half
+    recording = Recording.open(path)
+    assert f"token: {MARKER}" in recording.screen_at().text
+    assert [e.data[0] for e in recording.of_kind("n")] == [f"saw {MARKER}"]
+    waits = [e.data[0]["predicate"] for e in recording.of_kind("w")]
+    assert all(SECRET not in w for w in waits) and any(MARKER in w for w in waits)
+
+
+@pytest.mark.anyio
+async def test_input_typed_with_echo_off_is_masked(tmp_path: Path) -> None:
+    path = tmp_path / "s.tsr"
+    code = "import getpass; p = getpass.getpass('Password: '); print('length', len(p))"
+    async with termsim.spawn([sys.executable, "-c", code], record=path) as term:
+        await term.wait_for(Text("Password:"), timeout=10)
+        await term.type("correct horse\n")
+        await term.wait_for(Text("length 13"), timeout=10)
+    raw = path.read_bytes()
+    assert b"correct horse" not in raw
+    inputs = list(Recording.open(path).of_kind("i"))
+    assert [e.data[0] for e in inputs] == [MARKER.encode()]
+    assert "echo was off" in inputs[0].data[1]
+
+
+@pytest.mark.anyio
+async def test_raw_mode_keys_are_not_mistaken_for_passwords(tmp_path: Path) -> None:
+    path = tmp_path / "s.tsr"
+    async with termsim.spawn([sys.executable, str(RAWECHO)], record=path) as term:
+        await term.wait_for(Text("READY") & InputReady(), timeout=10)
+        mark = await term.type("visible")
+        await term.wait_for(Text("READ b'visible'"), since=mark, timeout=10)
+        await term.press("ctrl+d")
+        await term.wait_exit(timeout=10)
+    assert b"visible" in b"".join(e.data[0] for e in Recording.open(path).of_kind("i"))
