@@ -184,6 +184,9 @@ class Engine:
                 out.append(f"{when}sent {what}")
                 continue
             assert isinstance(what, Snapshot)
+            if previous is not None and previous.lines == what.lines \
+                    and previous.cursor == what.cursor:
+                continue  # only modes or the title changed: nothing to see
             out += _screen_change(when, previous, what)
             previous = what
         return "\n".join(out)
