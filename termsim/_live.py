@@ -211,6 +211,7 @@ class Session(Driver):
         """Start the program. ``async with spawn(...)`` calls this for you."""
         if self._started:
             raise TermsimError("this session was already started")
+        await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled: nothing starts
         self._started = True
         if self.record_path is not None:
             scrub = self._redactor.text
@@ -220,7 +221,9 @@ class Session(Driver):
                 rows=self.terminal.rows, env={k: scrub(v) for k, v in self.env.items()},
                 policy=self.terminal.policy,
             )
-            self._recorder = rec.Recorder(self.record_path, header)
+            self._recorder = rec.Recorder(
+                self.record_path, header, on_failure=self._recording_failed,
+            )
             self.listeners.append(self._record)
             self.engine.observers.append(self._record_wait)
             self.engine.recording = self.record_path
@@ -229,21 +232,46 @@ class Session(Driver):
                 self.argv, cwd=self.cwd, env=self.env,
                 dimensions=(self.terminal.rows, self.terminal.cols),
             )
-        except FileNotFoundError as exc:
+        except OSError as exc:
             if self._recorder is not None:
                 self._recorder.event(rec.WARNING, 0.0, f"cannot start: {exc}")
                 self._recorder.close(0.0, "error: not started")
             raise TermsimError(f"cannot start {self.argv[0]!r}: {exc}") from None
         self._fd = self._proc.fd
-        os.set_blocking(self._fd, False)
         self._t0 = anyio.current_time()
         try:
-            self._pidfd = os.pidfd_open(self._proc.pid)
-        except (AttributeError, OSError):
-            self._pidfd = -1
-        self._tg = anyio.create_task_group()
-        await self._tg.__aenter__()
-        self._tg.start_soon(self._run_tasks)
+            os.set_blocking(self._fd, False)
+            try:
+                self._pidfd = os.pidfd_open(self._proc.pid)
+            except (AttributeError, OSError):
+                self._pidfd = -1
+            self._tg = anyio.create_task_group()
+            await self._tg.__aenter__()
+            self._tg.start_soon(self._run_tasks)
+        except BaseException:
+            # Cancelled (or failed) between fork and the tasks that would
+            # reap the child: end it here, so nothing is left running.
+            self._closed = True
+            self._kill_now()
+            raise
+
+    def _kill_now(self) -> None:
+        """Synchronous last resort: SIGKILL the tree, reap, release."""
+        proc = self._proc
+        assert proc is not None
+        signal_all(proc.pid, descendants(proc.pid), signal.SIGKILL)
+        try:
+            os.waitpid(proc.pid, 0)
+        except ChildProcessError:
+            pass
+        self._release()
+        if self._recorder is not None:
+            self._recorder.close(self.now(), "cancelled while starting")
+
+    def _recording_failed(self, reason: str) -> None:
+        warning = f"{reason}; the file ends here (the test goes on)"
+        self.warnings.append(warning)
+        log.warning("termsim: %s: %s", self.record_path, warning)
 
     async def _run_tasks(self) -> None:
         with self._tasks:
@@ -298,10 +326,11 @@ class Session(Driver):
             if not self.engine.exited:
                 alive.append(pid)
             signal_all(pid, alive, sig)
-            with anyio.move_on_after(grace):
-                await wait_gone(alive, grace)
-                if not self.engine.exited:
-                    await self.engine._exit_event.wait()
+            # Wait on the processes themselves (pidfds), not on the exit
+            # task: when the test's own scope was cancelled, that task is
+            # gone already and this shielded teardown is all that is left.
+            await wait_gone(alive, grace)
+            self._try_reap()
         if not self.engine.exited:
             log.error("termsim: process %d survived SIGKILL", pid)
 
@@ -402,14 +431,34 @@ class Session(Driver):
     async def _watch_exit(self) -> None:
         proc = self._proc
         assert proc is not None
-        if self._pidfd >= 0:
-            await anyio.wait_readable(self._pidfd)
-            # The pidfd is readable: the child has exited, this does not block.
-            _, status = os.waitpid(proc.pid, 0)  # noqa: ASYNC222
-        else:
-            _, status = await anyio.to_thread.run_sync(
-                os.waitpid, proc.pid, 0, abandon_on_cancel=True,
-            )
+        try:
+            if self._pidfd >= 0:
+                await anyio.wait_readable(self._pidfd)
+                # The pidfd is readable: the child has exited, this does not block.
+                _, status = os.waitpid(proc.pid, 0)  # noqa: ASYNC222
+            else:
+                _, status = await anyio.to_thread.run_sync(
+                    os.waitpid, proc.pid, 0, abandon_on_cancel=True,
+                )
+        except ChildProcessError:
+            return  # the teardown reaped it first (see _try_reap)
+        self._exited(status)
+
+    def _try_reap(self) -> None:
+        """Reap the child if it has exited (whoever gets there first wins)."""
+        proc = self._proc
+        if proc is None or self.engine.exited:
+            return
+        try:
+            pid, status = os.waitpid(proc.pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            self._exited(status)
+
+    def _exited(self, status: int) -> None:
+        proc = self._proc
+        assert proc is not None
         code = os.waitstatus_to_exitcode(status)
         proc.terminated = True
         self._drain()  # the output the program wrote before exiting
@@ -525,6 +574,7 @@ class Session(Driver):
         """Resize the screen and the PTY; the program gets SIGWINCH."""
         if self._proc is None or self._closed:
             raise SessionClosed("the session is closed")
+        await anyio.lowlevel.checkpoint_if_cancelled()
         self.terminal.resize(cols, rows)
         self._inputs += 1
         mark = Mark(self._inputs, self.terminal.generation, self.now(), f"resize {cols}x{rows}")

@@ -25,7 +25,7 @@ import os
 import platform
 import sys
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -107,8 +107,12 @@ def make_header(
 class Recorder:
     """Appends events to a recording file, one write per event."""
 
-    def __init__(self, path: str | os.PathLike[str], header: Mapping[str, Any]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], header: Mapping[str, Any],
+        on_failure: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = os.fspath(path)
+        self._on_failure: Callable[[str], None] | None = None
         try:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         except OSError as exc:
@@ -117,6 +121,13 @@ class Recorder:
         self._packer = msgpack.Packer(use_bin_type=True)
         self.failed: str | None = None
         self._write(MAGIC + self._record(dict(header)))
+        if self.failed:
+            # Decided: a recording that cannot even start is an error at
+            # spawn, before any program runs; one that fails later (a disk
+            # filling up) only warns, and the file reads back as incomplete.
+            os.close(self._fd)
+            raise RecordingError(f"cannot write the recording: {self.failed}", path=self.path)
+        self._on_failure = on_failure
 
     def _write(self, data: bytes) -> None:
         if self._fd < 0 or self.failed:
@@ -128,7 +139,9 @@ class Recorder:
         except OSError as exc:
             # A full disk must not break the test; the error says the
             # recording is short, and the reader will call it incomplete.
-            self.failed = f"recording stopped: {exc.strerror}"
+            self.failed = exc.strerror or str(exc)
+            if self._on_failure is not None:
+                self._on_failure(f"recording stopped: {self.failed}")
 
     def _record(self, obj: Any) -> bytes:
         packed = self._packer.pack(obj)
@@ -289,9 +302,13 @@ class _RecordReader:
     def _next(self, offset: int) -> Any:
         try:
             return self._unpacker.unpack()
-        except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
-            raise RecordingError(f"damaged data ({exc})", path=self.path,
-                                 offset=offset) from None
+        except msgpack.OutOfData:
+            raise
+        except Exception as exc:
+            # (ValueError, FormatError, StackError, and TypeError when a
+            # damaged map key is a list.)
+            raise RecordingError(f"damaged data ({type(exc).__name__}: {exc})",
+                                 path=self.path, offset=offset) from None
 
     def __iter__(self) -> Iterator[tuple[Any, int]]:
         unpacker = self._unpacker

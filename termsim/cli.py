@@ -86,10 +86,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.set_defaults(run=_info)
 
-    p = sub.add_parser("export", help="write a recording as asciicast (.cast) or text (.txt)")
+    p = sub.add_parser(
+        "export", help="write a recording as asciicast (.cast), text (.txt), a page with "
+        "a timeline (.html) or a picture of one screen (.svg)")
     p.add_argument("file")
-    p.add_argument("-o", "--output", required=True, help="OUT.cast or OUT.txt")
+    p.add_argument("-o", "--output", required=True,
+                   help="OUT.cast, OUT.txt, OUT.html or OUT.svg")
     p.add_argument("--v3", action="store_true", help="asciicast v3 instead of v2")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--at", type=float, help=".svg: the screen at this many seconds")
+    when.add_argument("--end", action="store_true", help=".svg: the final screen (the default)")
     p.set_defaults(run=_export)
 
     p = sub.add_parser("import", help="convert an asciicast (v1, v2, v3) into a recording")
@@ -214,10 +220,33 @@ def longest_silences(recording: Recording, count: int = 3) -> list[tuple[float, 
 def _export(args: argparse.Namespace) -> int:
     from ._asciicast import export_asciicast, export_text
 
-    recording = _open(args.file)
     suffix = Path(args.output).suffix.lower()
-    if suffix not in (".cast", ".txt"):
-        raise UsageError(f"cannot tell the format of {args.output!r}: use .cast or .txt")
+    if suffix not in (".cast", ".txt", ".html", ".svg"):
+        raise UsageError(
+            f"cannot tell the format of {args.output!r}: use .html, .svg, .cast or .txt")
+    if args.at is not None and suffix != ".svg":
+        raise UsageError("--at is for .svg (one screen)")
+    if args.at is not None and args.at < 0:
+        raise UsageError("--at takes seconds from the start (>= 0)")
+    recording = _open(args.file)
+    if suffix == ".html":
+        from ._html import recording_html
+
+        page = recording_html(recording)
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(page)
+        print(f"wrote the session ({recording.duration:.3f} s) to {args.output}",
+              file=sys.stderr)
+        return 0
+    if suffix == ".svg":
+        from ._svg import snapshot_svg
+
+        picture = snapshot_svg(recording.screen_at(None if args.end else args.at))
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(picture)
+        when = "the final screen" if args.at is None else f"the screen at {args.at:g} s"
+        print(f"wrote {when} to {args.output}", file=sys.stderr)
+        return 0
     with open(args.output, "w", encoding="utf-8") as out:
         if suffix == ".txt":
             export_text(recording, out)

@@ -1,0 +1,275 @@
+"""Hostile programs, cancellation at every await, and files that fail.
+
+After every case: no process left, the test finished within its timeout, and
+the recording reads back (complete, or marked incomplete/cancelled).
+Figures and what was tried: docs/reliability.md.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+import pytest
+from conftest import program
+
+import termsim
+from termsim import ProcessExited, Recording, RecordingError, Text, WaitTimeout
+from termsim._process import descendants, is_running
+
+pytestmark = pytest.mark.anyio
+
+RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
+
+
+def pids_in(text: str) -> list[int]:
+    match = re.search(r"PIDS ([\d ]+)", text)
+    assert match, text
+    return [int(p) for p in match.group(1).split()]
+
+
+async def test_program_that_exits_at_once() -> None:
+    async with termsim.spawn(["true"]) as term:
+        with pytest.raises(ProcessExited) as info:
+            await term.wait_for(Text("never"), timeout=30)
+        assert info.value.status == 0
+        assert await term.wait_exit(timeout=5) == 0
+
+
+async def test_program_that_closes_its_output_early() -> None:
+    script = "exec 1>&- 2>&-; read line; exit 7"
+    async with termsim.spawn(["sh", "-c", script]) as term:
+        await term.send(b"bye\n")
+        assert await term.wait_exit(timeout=10) == 7
+
+
+async def test_program_that_never_reads_its_input_does_not_block_the_loop() -> None:
+    other_task_ran = anyio.Event()
+
+    async def heartbeat() -> None:
+        await anyio.lowlevel.checkpoint()
+        other_task_ran.set()
+
+    async with termsim.spawn(["sh", "-c", "echo ready; exec tail -f /dev/null"],
+                             write_timeout=1.0) as term:
+        await term.wait_for(Text("ready"), timeout=10)
+        start = anyio.current_time()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(heartbeat)
+            with pytest.raises(WaitTimeout) as info:
+                await term.type("x" * 10_000_000)
+        assert other_task_ran.is_set()
+        assert anyio.current_time() - start < 5
+        assert "the program to read its input" in str(info.value)
+        assert "bytes still unread" in str(info.value)
+
+
+async def test_program_that_resizes_its_pty_and_flips_modes() -> None:
+    script = (
+        "stty cols 100 rows 30; printf '\\033[?1049h\\033[?1000h\\033[?2004halt\\n'; "
+        "printf '\\033[8;50;200t'; read x; printf '\\033[?1049lprimary\\n'; read y"
+    )
+    async with termsim.spawn(["sh", "-c", script], cols=80, rows=24) as term:
+        snap = await term.wait_for(Text("alt"), timeout=10)
+        assert snap.alternate and snap.modes.mouse == "normal"
+        assert (snap.cols, snap.rows) == (80, 24)  # the program cannot resize our screen
+        await term.send(b"\n")
+        snap = await term.wait_for(Text("primary"), timeout=10)
+        assert not snap.alternate
+        await term.send(b"\n")
+        assert await term.wait_exit(timeout=10) == 0
+
+
+async def test_flood_of_output_keeps_waits_working() -> None:
+    code = (
+        "import sys\n"
+        "line = b'\\x1b[32mflood\\x1b[0m ' + b'x' * 60 + b'\\r\\n'\n"
+        "for i in range(40000): sys.stdout.buffer.write(line)\n"  # ~3 MB
+        "sys.stdout.buffer.write(b'FLOOD-DONE\\r\\n'); sys.stdout.flush()\n"
+        "sys.stdin.readline()\n"
+    )
+    async with termsim.spawn([sys.executable, "-c", code]) as term:
+        await term.wait_for(Text("FLOOD-DONE"), timeout=120)
+        assert term.terminal.bytes_fed > 3_000_000
+        await term.send(b"\n")
+        assert await term.wait_exit(timeout=10) == 0
+
+
+# -- cancellation at every await point ---------------------------------------------------------
+
+Step = Callable[[termsim.Session], Awaitable[object]]
+
+STEPS: dict[str, Step] = {
+    "type": lambda t: t.type("hello"),
+    "press": lambda t: t.press("enter"),
+    "send": lambda t: t.send(b"x"),
+    "wait_for": lambda t: t.wait_for(Text("never"), timeout=60),
+    "resize": lambda t: t.resize(100, 30),
+    "wait_exit": lambda t: t.wait_exit(timeout=60),
+    "close": lambda t: t.aclose(),
+}
+
+
+@pytest.mark.parametrize("step", list(STEPS))
+async def test_cancelled_at_every_await_point_leaves_nothing(step: str, tmp_path: Path) -> None:
+    path = tmp_path / "cancelled.tsr"
+    pids: list[int] = []
+    session: termsim.Session | None = None
+    with anyio.CancelScope() as scope:
+        async with termsim.spawn(program("stubborn.py"), record=path) as term:
+            session = term
+            pids = pids_in((await term.wait_for(Text("PIDS"), timeout=10)).text)
+            scope.cancel()
+            await STEPS[step](term)  # raises Cancelled, except aclose (shielded)
+            await anyio.lowlevel.checkpoint()
+    assert scope.cancelled_caught
+    assert session is not None and session._tg is None and session._reader_done.is_set()
+    assert pids and not any(is_running(pid) for pid in pids)
+    recording = Recording.open(path)
+    assert recording.complete
+    assert recording.events[-1].data[0] in ("cancelled", "closed")
+
+
+async def test_cancelled_while_spawning_starts_nothing() -> None:
+    before = set(descendants(_self_pid()))
+    session = termsim.spawn(program("stubborn.py"))
+    with anyio.CancelScope() as scope:
+        scope.cancel()
+        async with session:
+            pytest.fail("the block should not run")  # pragma: no cover
+    assert scope.cancelled_caught
+    assert session._proc is None
+    left = [p for p in set(descendants(_self_pid())) - before if is_running(p)]
+    assert left == []
+
+
+async def test_background_tasks_cancelled_first_still_end_and_reap(tmp_path: Path) -> None:
+    """The test's scope is cancelled while the session runs: our reader and
+    exit tasks die with it, and the shielded teardown alone must end and
+    reap the program and record its exit."""
+    path = tmp_path / "s.tsr"
+    with anyio.move_on_after(1.0):
+        async with termsim.spawn(program("stubborn.py"), record=path) as term:
+            pids = pids_in((await term.wait_for(Text("PIDS"), timeout=10)).text)
+            await term.wait_for(Text("never"), timeout=60)
+    assert not any(is_running(pid) for pid in pids)
+    assert term.exit_status == -9  # it ignored SIGHUP and SIGTERM
+    recording = Recording.open(path)
+    assert recording.exit_status == -9 and recording.events[-1].data[0] == "cancelled"
+
+
+def _self_pid() -> int:
+    import os
+
+    return os.getpid()
+
+
+# -- files ----------------------------------------------------------------------------------
+
+
+def test_sigkill_mid_session_loses_at_most_the_last_moments(tmp_path: Path) -> None:
+    path = tmp_path / "killed.tsr"
+    code = textwrap.dedent(f"""
+        import anyio, termsim, sys
+        async def main():
+            argv = ["sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; read x; done"]
+            async with termsim.spawn(argv, record={str(path)!r}) as t:
+                for n in range(1, 50):
+                    await t.wait_for(termsim.Text(f"tick {{n}}"), timeout=10)
+                    await t.send(b"\\n")
+                print("SENT", n, flush=True)
+                await anyio.sleep_forever()
+        anyio.run(main)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().split()[0] == b"SENT"
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    recording = Recording.open(path)
+    assert not recording.complete and recording.stopped_at == path.stat().st_size
+    # Every input the killed process sent is in the file.
+    assert len(list(recording.of_kind("i"))) == 49
+    assert "tick 49" in recording.screen_at().text
+
+
+def test_random_corruption_is_reported_by_offset_or_read_back() -> None:
+    data = (RECORDINGS / "passing.tsr").read_bytes()
+    full = Recording.from_bytes(data)
+    rng = random.Random(20261129)
+    errors = clean = 0
+    for _ in range(2000):
+        damaged = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            damaged[rng.randrange(len(damaged))] = rng.randrange(256)
+        if rng.random() < 0.3:
+            damaged = damaged[: rng.randrange(len(damaged))]
+        try:
+            recording = Recording.from_bytes(bytes(damaged))
+        except RecordingError as exc:
+            errors += 1
+            assert re.search(r"byte \d+: ", str(exc)), exc
+            continue
+        clean += 1
+        # If it reads, it is a prefix of the truth: nothing made up.
+        assert recording.events == full.events[: len(recording.events)]
+    assert errors > 1000 and clean > 0
+
+
+@pytest.mark.parametrize("command", ["show", "info", "export", "play"])
+def test_cli_never_shows_a_traceback_on_damaged_files(command: str, tmp_path: Path) -> None:
+    data = (RECORDINGS / "passing.tsr").read_bytes()
+    rng = random.Random(command)
+    for n in range(15):
+        damaged = bytearray(data[: rng.randrange(1, len(data))])
+        if n % 2:
+            damaged[rng.randrange(len(damaged))] ^= 0xFF
+        path = tmp_path / f"d{n}.tsr"
+        path.write_bytes(bytes(damaged))
+        extra = ["-o", str(tmp_path / "out.cast")] if command == "export" else []
+        if command == "play":
+            extra = ["--speed", "1000"]
+        result = subprocess.run(
+            [sys.executable, "-m", "termsim", command, str(path), *extra],
+            capture_output=True, timeout=60,
+        )
+        assert result.returncode in (0, 1), result.stderr
+        assert b"Traceback" not in result.stderr
+        if result.returncode == 1:
+            assert re.search(rb"byte \d+", result.stderr), result.stderr
+
+
+async def test_unwritable_recording_is_an_error_at_spawn() -> None:
+    with pytest.raises(RecordingError, match="No space left on device"):
+        async with termsim.spawn(["true"], record="/dev/full"):
+            pass  # pragma: no cover
+
+
+def test_disk_filling_up_mid_session_warns_and_the_file_reads_back(tmp_path: Path) -> None:
+    path = tmp_path / "full.tsr"
+    code = textwrap.dedent(f"""
+        import anyio, resource, signal, termsim, sys
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over the limit: EFBIG, not death
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        async def main():
+            code = "import sys; sys.stdout.write('y' * 20000 + 'END'); sys.stdout.flush(); input()"
+            async with termsim.spawn([sys.executable, "-c", code], record={str(path)!r}) as t:
+                await t.wait_for(termsim.Text("END"), timeout=30)
+                print("WARNINGS", len(t.warnings), t.warnings[0] if t.warnings else "")
+        anyio.run(main)
+    """)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert b"WARNINGS 1 recording stopped: File too large" in result.stdout
+    recording = Recording.open(path)
+    assert not recording.complete and path.stat().st_size <= 4096

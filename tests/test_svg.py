@@ -1,0 +1,244 @@
+"""Screens as SVG: deterministic bytes, colours and reverse video, the cursor, wide
+characters, and everything the program printed kept as text, never as markup."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from termsim import Recording, Snapshot, Terminal
+from termsim._svg import (
+    BASELINE,
+    CELL_HEIGHT,
+    CELL_WIDTH,
+    DEFAULT_BG,
+    DEFAULT_FG,
+    PALETTE,
+    clean,
+    colour,
+    snapshot_svg,
+)
+from termsim.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSING = ROOT / "recordings" / "passing.tsr"
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def screen(data: bytes, cols: int = 20, rows: int = 3) -> Snapshot:
+    terminal = Terminal(cols, rows)
+    terminal.feed(data)
+    return terminal.screen
+
+
+def parse(svg: str) -> ET.Element:
+    root = ET.fromstring(svg.encode("utf-8"))
+    assert root.tag == f"{NS}svg"
+    return root
+
+
+def texts(root: ET.Element) -> list[ET.Element]:
+    return list(root.iter(f"{NS}text"))
+
+
+def rects(root: ET.Element) -> list[ET.Element]:
+    return list(root.iter(f"{NS}rect"))
+
+
+def text_at(root: ET.Element, needle: str) -> ET.Element:
+    found = [t for t in texts(root) if needle in (t.text or "")]
+    assert len(found) == 1, [t.text for t in texts(root)]
+    return found[0]
+
+
+def sleeping_screen() -> Snapshot:
+    """passing.tsr's screen when the last wait for 'state: sleeping' matched (the
+    final screen has no toolbar: the program erased it when it exited)."""
+    recording = Recording.open(PASSING)
+    waits = {e.data[0]["id"]: e.data[0] for e in recording.of_kind("w")}
+    matched = [e for e in recording.of_kind("W")
+               if "state: sleeping" in waits[e.data[0]["id"]]["predicate"]]
+    snap = recording.screen_at(matched[-1].t)
+    assert snap.lines[-1].startswith(" state: sleeping")
+    return snap
+
+
+def test_the_same_screen_always_gives_the_same_bytes() -> None:
+    recording = Recording.open(PASSING)
+    again = Recording.open(PASSING)
+    for t in (0.0, 0.19, 0.6, 1.2, None):
+        svg = snapshot_svg(recording.screen_at(t))
+        assert svg == snapshot_svg(again.screen_at(t))
+        assert svg == snapshot_svg(recording.screen_at(t))
+        assert svg.endswith("</svg>\n")
+        parse(svg)
+    assert snapshot_svg(recording.screen_at(0.19)) != snapshot_svg(recording.screen_at(1.2))
+    # Nothing that changes from run to run: no ids, no dates.
+    svg = snapshot_svg(recording.screen_at(None))
+    assert " id=" not in svg and "2026" not in svg
+
+
+def test_reverse_video_toolbar_is_a_light_rect_behind_dark_text() -> None:
+    snap = sleeping_screen()
+    root = parse(snapshot_svg(snap))
+    text = text_at(root, "state: sleeping")
+    assert text.text == "state: sleeping"
+    assert text.get("fill") == DEFAULT_BG  # reversed: the background colour as ink
+    y = int(text.get("y")) - BASELINE
+    assert y == (snap.rows - 1) * CELL_HEIGHT
+    x = int(text.get("x"))
+    assert x == CELL_WIDTH  # the toolbar starts with a blank
+    assert int(text.get("textLength")) == len("state: sleeping") * CELL_WIDTH
+    behind = [
+        r for r in rects(root)
+        if r.get("y") == str(y) and r.get("fill") == DEFAULT_FG
+        and int(r.get("x")) <= x
+        and int(r.get("x")) + int(r.get("width")) >= x + int(text.get("textLength"))
+    ]
+    assert len(behind) == 1
+    # The whole bottom row is reversed: one rect, the full width.
+    assert behind[0].get("x") == "0" and behind[0].get("width") == str(snap.cols * CELL_WIDTH)
+    # Other looks of that screen: the bold menu entry and the blue prompt.
+    assert text_at(root, "2. Light").get("font-weight") == "bold"
+    prompts = [t for t in texts(root) if t.text == "❯"]
+    assert prompts and all(t.get("fill") == PALETTE["blue"] for t in prompts)
+
+
+def test_adjacent_cells_of_one_look_are_one_run() -> None:
+    root = parse(snapshot_svg(screen(b"hello world \x1b[31mred\x1b[0m!")))
+    assert [(t.text, t.get("x"), t.get("fill")) for t in texts(root)] == [
+        ("hello world", "0", DEFAULT_FG),
+        ("red", str(12 * CELL_WIDTH), PALETTE["red"]),
+        ("!", str(15 * CELL_WIDTH), DEFAULT_FG),
+    ]
+    # Default background everywhere: no rect but the page's and the cursor's.
+    assert [r.get("class") for r in rects(root)[1:]] == [None, "cursor"]
+
+
+def test_colours_and_attributes() -> None:
+    data = (
+        b"\x1b[91ma\x1b[0m\x1b[38;5;21mb\x1b[0m\x1b[38;2;1;2;3mc\x1b[0m"
+        b"\x1b[44md\x1b[0m\x1b[1;3;4;9me\x1b[0m\x1b[7;32;43mf\x1b[0m\x1b[?25l"
+    )
+    root = parse(snapshot_svg(screen(data)))
+    by_char = {t.text: t for t in texts(root)}
+    assert by_char["a"].get("fill") == PALETTE["brightred"]
+    assert by_char["b"].get("fill") == "#0000ff"
+    assert by_char["c"].get("fill") == "#010203"
+    assert by_char["d"].get("fill") == DEFAULT_FG
+    e = by_char["e"]
+    assert (e.get("font-weight"), e.get("font-style"), e.get("text-decoration")) == (
+        "bold", "italic", "underline line-through")
+    # Reverse video swaps the colours: yellow ink on green.
+    assert by_char["f"].get("fill") == PALETTE["brown"]
+    backgrounds = {(r.get("x"), r.get("fill")) for r in rects(root)[1:]}
+    assert backgrounds == {(str(3 * CELL_WIDTH), PALETTE["blue"]),
+                           (str(5 * CELL_WIDTH), PALETTE["green"])}
+
+
+def test_colour_names() -> None:
+    assert colour("default", "#123456") == "#123456"
+    assert colour("red", "#000000") == "#cd0000"
+    assert colour("brightblue", "#000000") == "#5c5cff"
+    assert colour("bfightmagenta", "#000000") == "#ff00ff"  # pyte's own spelling
+    assert colour("ABCDEF", "#000000") == "#abcdef"
+    assert colour("nonsense", "#000000") == "#000000"
+    assert colour('"/><script>', "#000000") == "#000000"
+
+
+def test_cursor_is_a_block_at_its_cell_and_absent_when_hidden() -> None:
+    root = parse(snapshot_svg(screen(b"ab")))
+    (cursor,) = [r for r in rects(root) if r.get("class") == "cursor"]
+    assert (cursor.get("x"), cursor.get("y")) == (str(2 * CELL_WIDTH), "0")
+    block = [r for r in rects(root) if r.get("class") is None and r.get("x") == cursor.get("x")]
+    assert block and block[0].get("fill") == DEFAULT_FG
+    # Over a character, the character is drawn in reverse.
+    root = parse(snapshot_svg(screen(b"second\r\nabc\x1b[D")))
+    (cursor,) = [r for r in rects(root) if r.get("class") == "cursor"]
+    assert (cursor.get("x"), cursor.get("y")) == (str(2 * CELL_WIDTH), str(CELL_HEIGHT))
+    assert [(t.text, t.get("fill")) for t in texts(root)] == [
+        ("second", DEFAULT_FG), ("ab", DEFAULT_FG), ("c", DEFAULT_BG)]
+    root = parse(snapshot_svg(screen(b"ab\x1b[?25l")))
+    assert not [r for r in rects(root) if r.get("class") == "cursor"]
+    assert len(rects(root)) == 1
+
+
+def test_cursor_in_the_pending_wrap_column_stays_on_the_screen() -> None:
+    snap = screen(b"x" * 10, cols=10, rows=2)
+    root = parse(snapshot_svg(snap))
+    (cursor,) = [r for r in rects(root) if r.get("class") == "cursor"]
+    assert int(cursor.get("x")) == 9 * CELL_WIDTH
+
+
+def test_wide_characters_span_two_cells() -> None:
+    snap = screen("a中b\x1b[7m文\x1b[0m\x1b[?25l".encode())
+    assert snap.cell(0, 2).char == ""
+    root = parse(snapshot_svg(snap))
+    assert [(t.text, t.get("x"), t.get("textLength")) for t in texts(root)] == [
+        ("a", "0", str(CELL_WIDTH)),
+        ("中", str(CELL_WIDTH), str(2 * CELL_WIDTH)),
+        ("b", str(3 * CELL_WIDTH), str(CELL_WIDTH)),
+        ("文", str(4 * CELL_WIDTH), str(2 * CELL_WIDTH)),
+    ]
+    (reverse,) = rects(root)[1:]
+    assert (reverse.get("x"), reverse.get("width")) == (str(4 * CELL_WIDTH), str(2 * CELL_WIDTH))
+
+
+def test_program_text_is_escaped_never_markup() -> None:
+    evil = [
+        "<script>alert(1)</script>",
+        "</svg><svg onload=alert(1)>",
+        "\"'><img src=x onerror=alert(1)>",
+        "a & b <!-- c ]]>",
+    ]
+    snap = screen("\r\n".join(evil).encode() + b"\x1b]2;</title><script>x</script>\x07",
+                  cols=40, rows=5)
+    svg = snapshot_svg(snap)
+    root = parse(svg)
+    shown = [t.text for t in texts(root)]
+    for line in evil:
+        assert line.split(" ")[0] in "".join(shown)
+    assert "<script>alert(1)</script>" in shown
+    assert root.find(f"{NS}title").text == "</title><script>x</script>"
+    tags = {el.tag for el in root.iter()}
+    assert tags <= {f"{NS}{t}" for t in ("svg", "title", "rect", "g", "text")}
+    for el in root.iter():
+        assert not [a for a in el.attrib if a.lower().startswith("on")]
+    assert "<script" not in svg and "<img" not in svg and "<svg onload" not in svg
+
+
+def test_characters_xml_cannot_hold_become_replacement_characters() -> None:
+    svg = snapshot_svg(screen(b"ok"), title="a\x00b\x1bc\ud800d\ufffee<")
+    svg.encode("utf-8")  # no lone surrogate left
+    assert parse(svg).find(f"{NS}title").text == "a\ufffdb\ufffdc\ufffdd\ufffde<"
+    assert clean("tab\there\x7f\x85") == "tab\ufffdhere\ufffd\ufffd"
+    assert clean("ok ❯ 中 \U0001f600") == "ok ❯ 中 \U0001f600"
+
+
+def test_title_defaults_to_the_terminals() -> None:
+    snap = screen(b"\x1b]2;my title\x07x")
+    assert parse(snapshot_svg(snap)).find(f"{NS}title").text == "my title"
+    assert parse(snapshot_svg(snap, title="other")).find(f"{NS}title").text == "other"
+    assert parse(snapshot_svg(screen(b"x"))).find(f"{NS}title") is None
+
+
+@pytest.mark.parametrize("when", [[], ["--end"], ["--at", "0.6"]])
+def test_cli_export_writes_the_svg_of_a_moment(
+    when: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "screen.svg"
+    assert main(["export", str(PASSING), *when, "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().err
+    recording = Recording.open(PASSING)
+    t = float(when[1]) if when and when[0] == "--at" else None
+    assert out.read_text(encoding="utf-8") == snapshot_svg(recording.screen_at(t))
+
+
+def test_cli_export_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", str(PASSING), "--at", "-1", "-o", str(tmp_path / "s.svg")]) == 2
+    assert "--at" in capsys.readouterr().err
+    assert main(["export", str(PASSING), "--at", "1", "-o", str(tmp_path / "s.cast")]) == 2
+    assert ".svg" in capsys.readouterr().err
+    assert not (tmp_path / "s.cast").exists()
