@@ -24,6 +24,7 @@ import os
 import re
 import signal
 import termios
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Literal
@@ -45,6 +46,10 @@ CprPolicy = Literal["answer", "ignore"] | float
 Command = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 READ_SIZE = 1 << 16
+#: Bytes emulated per pass of the reader between two reads of the PTY.
+FEED_SLICE = 1 << 14
+#: Output read but not yet emulated, beyond which reading pauses.
+MAX_BACKLOG = 64 << 20
 #: Read at most this much before letting other tasks run.
 MAX_READ_BURST = 1 << 20
 #: How often a wait on the tty mode (``InputReady``) re-checks it.
@@ -128,6 +133,8 @@ class Session(Driver):
         #: Recorders and reports hang off this.
         self.listeners: list[Callable[[str, float, object], None]] = []
         self._proc: PtyProcess | None = None
+        self._backlog: deque[bytes] = deque()
+        self._backlog_size = 0
         self._fd = -1
         self._pidfd = -1
         self._t0 = 0.0
@@ -354,18 +361,32 @@ class Session(Driver):
     # -- reading ----------------------------------------------------------------------
 
     async def _reader(self) -> None:
+        """Read the PTY at full speed; emulate in slices between reads.
+
+        Reading is decoupled from emulation: every pass first empties the
+        PTY into the backlog (recording each chunk as read), then feeds at
+        most ``FEED_SLICE`` bytes to the terminal. A program that floods its
+        output is never slowed by the emulator until the backlog reaches
+        ``MAX_BACKLOG`` (then the PTY applies back-pressure, and memory stays
+        bounded). Chunks are fed in order and waits are evaluated after each
+        one, so a lagging emulator delays a wait but never skips a screen.
+        """
         try:
-            while self._fd >= 0:
-                await anyio.wait_readable(self._fd)
-                if not self._drain():
-                    break
+            open_ = True
+            while self._fd >= 0 and (open_ or self._backlog):
+                if not self._backlog:
+                    await anyio.wait_readable(self._fd)
+                if open_ and self._backlog_size < MAX_BACKLOG:
+                    open_ = self._read_available()
+                self._feed_slice(FEED_SLICE)
+                await anyio.lowlevel.checkpoint()
         except (OSError, anyio.ClosedResourceError) as exc:
             log.debug("termsim: reader stopped: %s", exc)
         finally:
             self._reader_done.set()
 
-    def _drain(self) -> bool:
-        """Read what the PTY has now and feed it; False at end of output."""
+    def _read_available(self) -> bool:
+        """Move what the PTY has now into the backlog; False at end of output."""
         fd = self._fd
         if fd < 0:
             return False
@@ -382,8 +403,33 @@ class Session(Driver):
             if not chunk:
                 return False
             total += len(chunk)
-            self._on_output(chunk)
+            self._on_read(chunk)
         return True
+
+    def _drain(self) -> None:
+        """Read and emulate everything there is now (exit, teardown, input)."""
+        self._read_available()
+        self._feed_slice(None)
+
+    def _on_read(self, chunk: bytes) -> None:
+        self._last_output = self.now()
+        if self.listeners:
+            self._emit("output", chunk)
+        self._backlog.append(chunk)
+        self._backlog_size += len(chunk)
+
+    def _feed_slice(self, limit: int | None) -> None:
+        """Emulate up to ``limit`` bytes of the backlog (all of it for None)."""
+        fed = 0
+        backlog = self._backlog
+        while backlog and (limit is None or fed < limit):
+            chunk = backlog.popleft()
+            if limit is not None and len(chunk) > limit - fed:
+                chunk, rest = chunk[: limit - fed], chunk[limit - fed:]
+                backlog.appendleft(rest)
+            self._backlog_size -= len(chunk)
+            fed += len(chunk)
+            self._on_output(chunk)
 
     def _emit(self, kind: str, data: object) -> None:
         now = self.now()
@@ -391,9 +437,6 @@ class Session(Driver):
             listener(kind, now, data)
 
     def _on_output(self, chunk: bytes) -> None:
-        self._last_output = self.now()
-        if self.listeners:
-            self._emit("output", chunk)
         terminal = self.terminal
         generation = terminal.generation
         replies = terminal.feed(chunk)
@@ -485,6 +528,9 @@ class Session(Driver):
                 if hidden and self.mask_hidden_input:
                     warning = warning.replace(label, f"input {MARKER}")
                 self._recorder.event(rec.WARNING, self.now(), self._redactor.text(warning))
+        # The mark must cover every byte read so far: emulate the backlog
+        # first, so "since" means "read after this input was written".
+        self._feed_slice(None)
         self._inputs += 1
         mark = Mark(self._inputs, self.terminal.generation, self.now(), label)
         self.engine.input_sent(mark)
@@ -575,6 +621,7 @@ class Session(Driver):
         if self._proc is None or self._closed:
             raise SessionClosed("the session is closed")
         await anyio.lowlevel.checkpoint_if_cancelled()
+        self._feed_slice(None)  # what was read before the resize, at the old size
         self.terminal.resize(cols, rows)
         self._inputs += 1
         mark = Mark(self._inputs, self.terminal.generation, self.now(), f"resize {cols}x{rows}")
