@@ -1,0 +1,40 @@
+"""The package's public face: what is exported, typed, linted."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import termsim
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_all_names_exist_and_every_public_name_is_in_all() -> None:
+    for name in termsim.__all__:
+        assert hasattr(termsim, name), name
+    public = {n for n in vars(termsim) if not n.startswith("_")}
+    modules = {n for n in public if type(getattr(termsim, n)).__name__ == "module"}
+    assert public - modules - {"annotations"} <= set(termsim.__all__)
+
+
+def test_the_package_is_typed() -> None:
+    assert (Path(termsim.__file__).parent / "py.typed").exists()
+
+
+def test_ruff_is_clean() -> None:
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed")
+    result = subprocess.run([ruff, "check", str(ROOT)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_python_m_termsim_runs_the_cli() -> None:
+    result = subprocess.run([sys.executable, "-m", "termsim", "--help"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "record" in result.stdout and "export" in result.stdout
