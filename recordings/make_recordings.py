@@ -17,7 +17,7 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scenarios import APP, SCENARIOS, scenario_env
+from scenarios import SCENARIOS, scenario_env
 
 import termsim
 from termsim._recording import Recorder
@@ -26,24 +26,26 @@ HERE = Path(__file__).resolve().parent
 
 
 async def record(name: str) -> None:
-    scenario, extra, configured, cpr = SCENARIOS[name]
+    setup = SCENARIOS[name]
     path = HERE / f"{name}.tsr"
+    cols, rows = setup.size
     with tempfile.TemporaryDirectory() as home:
-        env = scenario_env(Path(home), extra, configured)
-        async with termsim.spawn(APP, env=env, cpr=cpr, record=path) as term:  # type: ignore[arg-type]
+        env = scenario_env(Path(home), setup.env, setup.configured)
+        async with termsim.spawn(setup.argv(), env=env, cpr=setup.cpr, record=path,  # type: ignore[arg-type]
+                                 cols=cols, rows=rows, cwd=HERE.parent) as term:
             try:
-                outcome = f"exit status {await scenario(term)}"
+                outcome = f"exit status {await setup.scenario(term)}"
             except termsim.TermsimError as exc:
                 outcome = f"{type(exc).__name__}"
-    relocate(path)
+    relocate(path, ["python", *setup.args])
     print(f"{path.name}: {outcome}, {path.stat().st_size} bytes")
 
 
-def relocate(path: Path) -> None:
+def relocate(path: Path, argv: list[str]) -> None:
     """Rewrite the header so the committed file names no path on this machine."""
     recording = termsim.Recording.open(path)
     header = dict(recording.header)
-    header["argv"] = ["python", "examples/agent_repl.py"]
+    header["argv"] = argv
     header["cwd"] = "."
     writer = Recorder(path, header)
     for event in recording.events[:-1]:

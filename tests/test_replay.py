@@ -82,3 +82,12 @@ async def test_input_that_differs_from_the_recording_is_a_divergence() -> None:
         await term.wait_for(Text("Pick a theme"), timeout=30)
         await term.press("up")
         assert term.divergences and "key up" in term.divergences[0]
+
+
+@pytest.mark.parametrize("name", ["ipython", "ptpython", "fullscreen"])
+async def test_real_program_sessions_replay_unchanged(name: str) -> None:
+    from scenarios import SCENARIOS
+
+    async with termsim.replay(RECORDINGS / f"{name}.tsr") as term:
+        assert await SCENARIOS[name].scenario(term) == 0
+        assert not term.divergences
