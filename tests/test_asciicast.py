@@ -10,6 +10,9 @@ import io
 import json
 import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -403,3 +406,21 @@ def test_the_counting_decoder_matches_the_replace_decoder(chunks: list[bytes]) -
     assert text == data.decode("utf-8", "replace")
     escaped = data.decode("utf-8", "surrogateescape")
     assert decoder.replaced == sum(1 for ch in escaped if "\udc80" <= ch <= "\udcff")
+
+
+@pytest.mark.parametrize("name", ["passing", "ipython", "fullscreen"])
+def test_asciinema_itself_plays_the_export(name: str, tmp_path: Path) -> None:
+    """asciinema's own reader (the Python CLI, from the test extra) accepts
+    our v2 export and prints exactly the recorded output."""
+    asciinema = shutil.which("asciinema") or str(Path(sys.executable).with_name("asciinema"))
+    if not Path(asciinema).exists():
+        pytest.skip("asciinema is not installed")
+    source = Path(__file__).resolve().parent.parent / "recordings" / f"{name}.tsr"
+    recording = Recording.open(source)
+    cast = tmp_path / f"{name}.cast"
+    with cast.open("w", encoding="utf-8") as out:
+        export_asciicast(recording, out, version=2)
+    played = subprocess.run([asciinema, "cat", str(cast)], capture_output=True, timeout=60)
+    assert played.returncode == 0, played.stderr
+    expected = b"".join(bytes(e.data[0]) for e in recording.of_kind("o"))
+    assert played.stdout == expected.decode("utf-8", "replace").encode()
