@@ -9,7 +9,10 @@ incomplete token at the end of a chunk waits for the next one.
 
 Rules, as in xterm's parser (see ``ctlseqs``):
 
-* C0 controls are executed wherever they appear, even inside a CSI.
+* C0 controls are executed wherever they appear, even inside an ESC or CSI
+  sequence, which then goes on (``ESC [ LF C`` is LF, then CUF); NUL and
+  DEL are ignored there. A sequence split across chunks with a control in
+  it executes that control once.
 * CAN (0x18) and SUB (0x1a) abort any sequence or string.
 * A string (OSC, DCS, SOS, PM, APC) ends at ST (``ESC \\`` or 0x9c); OSC
   also at BEL. An ESC followed by anything else ends the string and starts a
@@ -42,6 +45,12 @@ _STRING_INTRODUCERS = {"]": "OSC", "P": "DCS", "X": "SOS", "^": "PM", "_": "APC"
 _C1_STRINGS = {"\x9d": "OSC", "\x90": "DCS", "\x98": "SOS", "\x9e": "PM", "\x9f": "APC"}
 
 
+#: What may stand inside an ESC or CSI sequence without ending it: C0
+#: controls (executed there) other than CAN, SUB and ESC, and NUL and DEL
+#: (ignored there).
+_EMBEDDED = frozenset(map(chr, range(0x20))) - {"\x18", "\x1a", "\x1b"} | {"\x7f"}
+
+
 class Handler(Protocol):
     def draw(self, text: str) -> None: ...
     def control(self, char: str) -> None: ...
@@ -66,6 +75,8 @@ class Parser:
         self._string_index = 0
         #: Where parsing resumes if the handler fails on the current token.
         self.next = 0
+        # Controls already executed inside the held-back sequence.
+        self._executed = 0
 
     @property
     def pending(self) -> str:
@@ -82,6 +93,7 @@ class Parser:
 
     def reset(self) -> None:
         self._pending = ""
+        self._executed = 0
         self._string_kind = None
         self._string_parts = []
         self._string_len = 0
@@ -131,6 +143,7 @@ class Parser:
                     rest = data[i:]
                     if len(rest) > MAX_PENDING:
                         h.garbage("overlong sequence")
+                        self._executed = 0
                         i += 1
                         continue
                     self._pending = rest
@@ -140,6 +153,7 @@ class Parser:
                 # Skip that token only: the bytes after it are still processed.
                 h.failed(exc)
                 self._abort_string()
+                self._executed = 0
                 i = max(self.next, i + 1)
         return len(self._pending)
 
@@ -166,16 +180,19 @@ class Parser:
             end = prefix.end() if prefix is not None else i + 2
             if end >= n:
                 return -1
+            if data[end] in _EMBEDDED:
+                return self._with_controls(data, i)
             # A byte that cannot continue a CSI: drop the sequence, and let the
-            # byte itself (a control, or text) be processed normally.
+            # byte itself (ESC, CAN, SUB, or text) be processed normally.
             h.garbage("malformed CSI")
             return end
         kind = _STRING_INTRODUCERS.get(c)
         if kind is not None:
             return self._start_string(kind, data, i + 2, i)
-        if c < " ":
-            # ESC interrupted by a control: the control is executed, the ESC
-            # forgotten (CAN/SUB cancel it, which is the same thing here).
+        if c < " " or c == "\x7f":
+            if c in _EMBEDDED:
+                return self._with_controls(data, i)
+            # ESC ESC starts again; CAN and SUB cancel the ESC.
             return i + 1
         if " " <= c <= "/":
             # Intermediate bytes, then a final byte: ESC ( B, ESC # 8, ESC SP F.
@@ -186,6 +203,8 @@ class Parser:
                 return -1
             final = data[j]
             if final < "0" or final > "~":
+                if final in _EMBEDDED:
+                    return self._with_controls(data, i)
                 h.garbage("malformed ESC")
                 return j
             self.next = j + 1
@@ -212,6 +231,8 @@ class Parser:
             end = prefix.end() if prefix is not None else i + 1
             if end >= len(data):
                 return -1
+            if data[end] in _EMBEDDED:
+                return self._with_controls(data, i)
             h.garbage("malformed CSI")
             return end
         kind = _C1_STRINGS.get(ch)
@@ -229,6 +250,64 @@ class Parser:
         elif ch != "\x9c":  # a stray ST is harmless
             h.garbage("C1 control")
         return i + 1
+
+    def _with_controls(self, data: str, i: int) -> int:
+        """An ESC or CSI sequence at ``data[i]`` with C0 controls inside.
+
+        The slow path, taken only when the fast one met such a control: each
+        control is executed where it stands (once, even when the sequence is
+        held back and parsed again with the next chunk), and the sequence
+        without them is handled as if they had not been there.
+        """
+        h = self.handler
+        n = len(data)
+        skip, seen = self._executed, 0
+        csi = data[i] == "\x9b"
+        body: list[str] = []  # parameters and intermediates, without controls
+        j = i + 1
+        while j < n:
+            ch = data[j]
+            if ch in _EMBEDDED:
+                if ch not in "\x00\x7f":
+                    if seen >= skip:
+                        self.next = j + 1
+                        h.control(ch)
+                    seen += 1
+                j += 1
+                continue
+            if ch < " " or ch >= "\x80":  # ESC, CAN, SUB, or not a sequence byte
+                self._executed = 0
+                if csi or ch != "\x1b":
+                    h.garbage("malformed CSI" if csi else "malformed ESC")
+                return j
+            if not csi and not body and ch == "[":
+                csi = True
+                j += 1
+                continue
+            if not csi and not body and ch in _STRING_INTRODUCERS:
+                self._executed = 0
+                return self._start_string(_STRING_INTRODUCERS[ch], data, j + 1, i)
+            if ch <= "/" or (csi and ch <= "?"):
+                body.append(ch)
+                j += 1
+                continue
+            self._executed = 0
+            self.next = j + 1
+            if csi:
+                m = _CSI.match("\x1b[" + "".join(body) + ch)
+                if m is None:
+                    h.garbage("malformed CSI")
+                    return j + 1
+                params = m.group(1)
+                private = ""
+                if params and params[0] in "<=>?":
+                    private, params = params[0], params[1:]
+                h.csi(private, params, m.group(2), ch, i)
+            else:
+                h.esc("".join(body), ch, i)
+            return j + 1
+        self._executed = seen
+        return -1
 
     # -- strings ---------------------------------------------------------------
 

@@ -24,11 +24,13 @@ This module imports nothing that does I/O: no os, no clock, no event loop.
 from __future__ import annotations
 
 import codecs
+import re
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+import pyte
 from pyte import modes as mo
 from pyte.screens import Char
 
@@ -56,11 +58,27 @@ FOREGROUND = "rgb:ffff/ffff/ffff"
 BACKGROUND = "rgb:0000/0000/0000"
 _KNOWN_PRIVATE_MODES = frozenset(
     {1, 3, 4, 5, 6, 7, 9, 12, 25, 47, 1000, 1002, 1003, 1004, 1005, 1006, 1015, 1047,
-     1049, 2004}
+     1048, 1049, 2004}
 )
+#: Private modes that change nothing termsim shows or tracks (input-side
+#: options, smooth scrolling, autorepeat, bell handling): set or reset
+#: without a count in ``Terminal.unknown``. Any other mode is counted.
+_INERT_PRIVATE_MODES = frozenset({8, 1007, 1034, 1035, 1036, 1037, 1039, 1042, 1043})
+_UNDERSTOOD_PRIVATE_MODES = _KNOWN_PRIVATE_MODES | _INERT_PRIVATE_MODES
+#: ANSI modes pyte implements: IRM (4) and LNM (20).
+_KNOWN_ANSI_MODES = frozenset({4, 20})
+#: SGR codes pyte keeps (38 and 48 with their arguments, handled apart).
+_KNOWN_SGR = frozenset(
+    {0, 1, 3, 4, 5, 7, 9, 22, 23, 24, 25, 27, 29, 39, 49, *range(30, 38), *range(40, 48),
+     *range(90, 98), *range(100, 108)}
+)
+#: Parameters with no ignored code among them are all in here (the numbers
+#: after 38/48 are colours, never ignored, so their being here is harmless).
+_SGR_PLAIN = _KNOWN_SGR | {38, 48}
 _MOUSE_MODES = ((1003, "any"), (1002, "button"), (1000, "normal"), (9, "x10"))
 _MOUSE_ENCODINGS = ((1006, "sgr"), (1015, "urxvt"), (1005, "utf8"))
 _MAX_PARAM = 65535
+_DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 # OSC codes that are understood and have nothing to do with the screen.
 _IGNORED_OSC = frozenset(
     {"4", "7", "8", "9", "22", "50", "52", "104", "110", "111", "112", "133", "633",
@@ -144,6 +162,23 @@ def _sgr_params(params: str) -> tuple[int, ...]:
         else:
             out.append(head)
     return tuple(out)
+
+
+def _ignored_sgr(values: tuple[int, ...]) -> tuple[int, ...]:
+    """The SGR codes among ``values`` that pyte drops (dim, conceal,
+    overline, double underline...); the arguments of 38/48 are skipped."""
+    ignored: list[int] = []
+    i, n = 0, len(values)
+    while i < n:
+        code = values[i]
+        if code in (38, 48):
+            mode = values[i + 1] if i + 1 < n else None
+            i += 3 if mode == 5 else 5 if mode == 2 else 2
+            continue
+        if code not in _KNOWN_SGR:
+            ignored.append(code)
+        i += 1
+    return tuple(ignored)
 
 
 class Terminal:
@@ -376,8 +411,8 @@ class _Dispatch:
             "H": self._cup, "f": self._cup, "J": how(s.erase_in_display),
             "K": how(s.erase_in_line), "L": one(s.insert_lines), "M": one(s.delete_lines),
             "P": one(s.delete_characters), "X": one(s.erase_characters),
-            "g": how(s.clear_tab_stop), "h": lambda a: s.set_mode(*a),
-            "l": lambda a: s.reset_mode(*a), "r": self._margins,
+            "g": how(s.clear_tab_stop), "h": self._set_ansi_modes,
+            "l": self._reset_ansi_modes, "r": self._margins,
             "S": self._scroll_up, "T": self._scroll_down, "b": one(s.repeat_last),
             "Z": one(s.tab_backward), "I": one(s.tab_forward),
             "s": lambda a: s.save_cursor(), "u": lambda a: s.restore_cursor(),
@@ -412,6 +447,8 @@ class _Dispatch:
             elif final == "c":
                 if _ints(params) in ([], [0]):
                     self._query("da1", index, "\x1b[?62;22c", params, final)
+                else:
+                    self.term.unknown["CSI c"] += 1
             elif final == "t":
                 self._window_ops(params, index)
             else:
@@ -448,14 +485,17 @@ class _Dispatch:
                 s.application_keypad = False
             elif final == "Z":
                 self._query("da1", index, "\x1b[?62;22c", "", "Z", prefix="\x1b")
-            elif final not in "\\NO":  # stray ST, single shifts
+            elif final != "\\":  # a stray ST is harmless
                 self.term.unknown[f"ESC {final}"] += 1
-        elif inter in ("(", ")"):
+        elif inter in ("(", ")") and final in pyte.charsets.MAPS:
             s.define_charset(final, inter)
-        elif inter == "#":
-            if final == "8":
-                s.alignment_display()
+        elif inter == "#" and final == "8":
+            s.alignment_display()
         elif inter not in ("%", " ", "*", "+"):
+            # Unknown character sets, DEC double-size lines (ESC # 3..6)...
+            # ESC % (UTF-8 selection), ESC SP (C1 transmission, conformance
+            # level) and G2/G3 designations change nothing termsim shows
+            # (invoking G2/G3, ESC N/O/n/o, is counted above).
             self.term.unknown[f"ESC {inter}{final}"] += 1
 
     def string(self, kind: str, body: str, terminator: str, index: int) -> None:
@@ -466,7 +506,11 @@ class _Dispatch:
                 self._query("decrqss", index, None, body, "", prefix="\x1bP")
             elif body.startswith("+q"):
                 self._query("xtgettcap", index, None, body, "", prefix="\x1bP")
-        # SOS, PM, APC (kitty graphics, tmux passthrough...): swallowed whole.
+            else:  # sixel, DECUDK, tmux passthrough...: swallowed whole, counted
+                m = _DCS_HEAD.match(body)
+                self.term.unknown[f"DCS {m.group(1) if m else body[:1]}"] += 1
+        else:  # SOS, PM, APC (kitty graphics...): swallowed whole, counted
+            self.term.unknown[kind] += 1
 
     def garbage(self, kind: str) -> None:
         self.term.unknown[kind] += 1
@@ -487,25 +531,52 @@ class _Dispatch:
     def _scroll_up(self, a: list[int]) -> None:
         if len(a) <= 1:
             self.s.scroll_up(a[0] if a else None)
+        else:
+            self.term.unknown["CSI S"] += 1
 
     def _scroll_down(self, a: list[int]) -> None:
-        if len(a) <= 1:  # CSI Ps;Ps;Ps;Ps;Ps T is mouse highlight tracking
+        if len(a) <= 1:
             self.s.scroll_down(a[0] if a else None)
+        else:  # CSI Ps;Ps;Ps;Ps;Ps T is mouse highlight tracking
+            self.term.unknown["CSI T"] += 1
+
+    def _set_ansi_modes(self, a: list[int]) -> None:
+        self._count_modes(a, "", "h")
+        self.s.set_mode(*a)
+
+    def _reset_ansi_modes(self, a: list[int]) -> None:
+        self._count_modes(a, "", "l")
+        self.s.reset_mode(*a)
+
+    def _count_modes(self, modes: list[int], private: str, final: str) -> None:
+        known = _UNDERSTOOD_PRIVATE_MODES if private else _KNOWN_ANSI_MODES
+        if known.issuperset(modes):
+            return
+        for mode in modes:
+            if mode not in known:
+                self.term.unknown[f"CSI {private}{mode}{final}"] += 1
 
     def _sgr(self, params: str) -> None:
         s = self.s
         cursor = s.cursor
         key = (cursor.attrs, params, mo.DECSCNM in s.mode)
         attrs = self._sgr_memo.get(key)
-        if attrs is None:
-            values = _sgr_params(params)
-            if values or not params:  # no values at all would mean SGR 0
-                s.select_graphic_rendition(*values)
-            if len(self._sgr_memo) > 4096:
-                self._sgr_memo.clear()
-            self._sgr_memo[key] = cursor.attrs
-        else:
+        if attrs is not None:
             cursor.attrs = attrs
+            return
+        values = _sgr_params(params)
+        if values or not params:  # no values at all would mean SGR 0
+            s.select_graphic_rendition(*values)
+        ignored = () if _SGR_PLAIN.issuperset(values) else _ignored_sgr(values)
+        if ignored:
+            # Not memoised, so that every use is counted.
+            unknown = self.term.unknown
+            for code in ignored:
+                unknown[f"SGR {code}"] += 1
+            return
+        if len(self._sgr_memo) > 4096:
+            self._sgr_memo.clear()
+        self._sgr_memo[key] = cursor.attrs
 
     def _dsr(self, params: str, index: int) -> None:
         a = _ints(params)
@@ -530,9 +601,13 @@ class _Dispatch:
     def _csi_private(self, params: str, final: str, index: int) -> None:
         s = self.s
         if final == "h":
-            s.set_mode(*_ints(params), private=True)
+            modes = _ints(params)
+            self._count_modes(modes, "?", "h")
+            s.set_mode(*modes, private=True)
         elif final == "l":
-            s.reset_mode(*_ints(params), private=True)
+            modes = _ints(params)
+            self._count_modes(modes, "?", "l")
+            s.reset_mode(*modes, private=True)
         elif final == "n":
             if _ints(params) == [6]:
                 y, x = self._cursor_report()
@@ -545,7 +620,9 @@ class _Dispatch:
             s.erase_in_line((_ints(params) or [0])[0])
         elif final == "u":
             self._query("kitty-keyboard", index, None, params, final, "?")
-        elif final not in "srm":  # XTSAVE/XTRESTORE, XTQMODKEYS
+        elif final == "m":
+            self._query("xtqmodkeys", index, None, params, final, "?")
+        else:  # XTSAVE/XTRESTORE (?s, ?r) included: modes are not saved
             self.term.unknown[f"CSI ?{final}"] += 1
 
     def _csi_intermediate(
@@ -569,7 +646,8 @@ class _Dispatch:
             state = (1 if on else 2) if known else 0
             self._query("decrqm", index, f"\x1b[{private}{mode};{state}$y",
                         params, final, private, inter)
-        elif (inter, final) not in (('"', "p"), ('"', "q"), ("'", "}"), ("'", "~")):
+        elif (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
+            # DECSCA (protection), DECIC/DECDC (column editing) included.
             self.term.unknown[f"CSI {private}{inter}{final}"] += 1
 
     def _window_ops(self, params: str, index: int) -> None:
@@ -585,6 +663,8 @@ class _Dispatch:
                 s.title = s.title_stack.pop()
         elif op in (11, 13, 14, 15, 16, 19, 20, 21):
             self._query(f"xtwinops {op}", index, None, params, "t")
+        else:  # window manipulation: a terminal in a test does not move
+            self.term.unknown[f"CSI {op}t"] += 1
 
     def _osc(self, body: str, terminator: str, index: int) -> None:
         s = self.s
