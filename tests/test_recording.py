@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import textwrap
 import zlib
 from pathlib import Path
 
@@ -64,37 +59,6 @@ async def test_unwritable_recording_is_a_clear_error_at_spawn(tmp_path: Path) ->
     with pytest.raises(RecordingError, match="cannot write the recording"):
         async with termsim.spawn(["true"], record=tmp_path / "missing-dir" / "x.tsr"):
             pass
-
-
-def test_sigkilled_recorder_leaves_a_readable_incomplete_file(tmp_path: Path) -> None:
-    path = tmp_path / "killed.tsr"
-    code = textwrap.dedent(f"""
-        import anyio, termsim, sys
-        async def main():
-            argv = ["sh", "-c", "echo ready; sleep 30"]
-            async with termsim.spawn(argv, record={str(path)!r}) as t:
-                await t.wait_for(termsim.Text("ready"), timeout=10)
-                print("RECORDED", flush=True)
-                await anyio.sleep_forever()
-        anyio.run(main)
-    """)
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == b"RECORDED"
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-        if proc.stdout is not None:
-            proc.stdout.close()
-    recording = Recording.open(path)
-    assert not recording.complete
-    assert recording.stopped_at == path.stat().st_size
-    assert "ready" in recording.screen_at().text
-    # Cut in the middle of the last event: still readable up to it.
-    data = path.read_bytes()
-    cut = Recording.from_bytes(data[:-1])
-    assert not cut.complete and len(cut.events) == len(recording.events) - 1
 
 
 def record(obj: object) -> bytes:

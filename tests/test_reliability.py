@@ -201,6 +201,10 @@ def test_sigkill_mid_session_loses_at_most_the_last_moments(tmp_path: Path) -> N
     # Every input the killed process sent is in the file.
     assert len(list(recording.of_kind("i"))) == 49
     assert "tick 49" in recording.screen_at().text
+    # Killed in the middle of writing its last event: readable up to it.
+    data = path.read_bytes()
+    cut = Recording.from_bytes(data[:-1])
+    assert not cut.complete and cut.events == recording.events[:-1]
 
 
 def test_random_corruption_is_reported_by_offset_or_read_back() -> None:
