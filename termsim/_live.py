@@ -27,7 +27,7 @@ import termios
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Literal
+from typing import Literal, cast
 
 import anyio
 from ptyprocess import PtyProcess
@@ -583,7 +583,7 @@ class Session(Driver):
             if scrubbed:
                 recorder.event(rec.OUTPUT, t, scrubbed)
         elif kind == "input":
-            payload, label, hidden = data  # type: ignore[misc]
+            payload, label, hidden = cast("tuple[bytes, str, bool]", data)
             if hidden and self.mask_hidden_input:
                 # Typed while the program had echo off: a password prompt.
                 recorder.event(rec.INPUT, t, MARKER.encode(), f"input {MARKER} (echo was off)")
@@ -592,7 +592,7 @@ class Session(Driver):
         elif kind == "reply":
             recorder.event(rec.REPLY, t, data)
         elif kind == "resize":
-            cols, rows = data  # type: ignore[misc]
+            cols, rows = cast("tuple[int, int]", data)
             recorder.event(rec.RESIZE, t, cols, rows)
         elif kind == "exit":
             self._flush_redacted()  # the final screen must be complete before the exit

@@ -262,6 +262,8 @@ class InputReady(Predicate):
 
 
 class All(Predicate):
+    parts: tuple[Predicate, ...]
+
     def __init__(self, *parts: Predicate) -> None:
         flat: list[Predicate] = []
         for p in parts:
@@ -283,6 +285,8 @@ class All(Predicate):
 
 
 class Any(Predicate):
+    parts: tuple[Predicate, ...]
+
     def __init__(self, *parts: Predicate) -> None:
         flat: list[Predicate] = []
         for p in parts:

@@ -144,8 +144,9 @@ class Recorder:
                 self._on_failure(f"recording stopped: {self.failed}")
 
     def _record(self, obj: Any) -> bytes:
-        packed = self._packer.pack(obj)
-        return packed + self._packer.pack(zlib.crc32(packed))
+        packed: bytes = self._packer.pack(obj)
+        crc: bytes = self._packer.pack(zlib.crc32(packed))
+        return packed + crc
 
     def event(self, kind: str, t: float, *data: Any) -> None:
         self._write(self._record([kind, round(t * 1_000_000), *data]))

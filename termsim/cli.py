@@ -182,8 +182,8 @@ def write_info(recording: Recording, out: TextIO) -> None:
             f"{k} x{v}" for k, v in sorted(terminal.unknown.items())))
 
     lines.append("longest silences:")
-    for start, length in longest_silences(recording):
-        lines.append(f"  {length:9.3f} s from {start:.3f} s")
+    for begin, length in longest_silences(recording):
+        lines.append(f"  {length:9.3f} s from {begin:.3f} s")
     notes = list(recording.of_kind(rec.NOTE)) + list(recording.of_kind(rec.WARNING))
     if notes:
         lines.append("notes and warnings:")

@@ -97,7 +97,7 @@ def pytest_runtest_makereport(
     keep = item.config.getoption("--termsim-keep")
     # pytest-rerunfailures reports a failed attempt that will be retried as
     # "rerun": that attempt's recordings are evidence too.
-    if report.failed or report.outcome == "rerun":
+    if report.failed or str(report.outcome) == "rerun":
         report.sections.append(("termsim recordings", _describe(made, item.config)))
     elif keep != "all":
         for path in made:
