@@ -16,7 +16,7 @@ from termsim._driver import Driver
 TOOLBAR = Region.row(-1)
 PROMPT = CursorAfter("❯ ") & InputReady()
 #: How long the boot-hang scenario waits for a prompt that never comes.
-HANG_TIMEOUT = 30.0
+HANG_TIMEOUT = 120.0
 
 
 async def passing(term: Driver) -> int | None:

@@ -315,6 +315,9 @@ class Session(Driver):
                 self._release()
                 if self._recorder is not None:
                     self._flush_redacted()
+                    if self.terminal.unknown:
+                        # So a reader knows the screens may be wrong, and where.
+                        self._recorder.event(rec.UNKNOWN, self.now(), dict(self.terminal.unknown))
                     self._recorder.close(self.now(), how)
 
     async def _end_process_tree(self) -> None:

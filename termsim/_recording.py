@@ -57,6 +57,7 @@ WAIT_END = "W"     # [t, {predicate, outcome, started}]
 NOTE = "n"         # [t, label]
 WARNING = "!"      # [t, message]
 EXIT = "x"         # [t, status]
+UNKNOWN = "u"      # [t, {kind: count}]: sequences the terminal did not understand
 END = "e"          # [t, how]: the session closed; the file is complete
 
 

@@ -152,7 +152,7 @@ def write_info(recording: Recording, out: TextIO) -> None:
     counts = Counter(e.kind for e in recording.events)
     names = {rec.OUTPUT: "output", rec.INPUT: "input", rec.REPLY: "reply", rec.RESIZE: "resize",
              rec.TTY: "tty mode", rec.WAIT_END: "wait", rec.NOTE: "note", rec.WARNING: "warning",
-             rec.EXIT: "exit"}
+             rec.EXIT: "exit", rec.UNKNOWN: "not-understood summary"}
     out_bytes = sum(len(e.data[0]) for e in recording.of_kind(rec.OUTPUT))
     lines.append("events:    " + ", ".join(
         f"{names.get(k, k)} {n}" for k, n in counts.items() if k not in (rec.WAIT_START, rec.END)

@@ -39,10 +39,10 @@ def test_info_lists_waits_queries_silences_and_exit(capsys: pytest.CaptureFixtur
     assert status == 0
     # The program never exited by itself: the session's teardown hung it up.
     assert "complete" in out and "killed by SIGHUP; session closed" in out
-    assert "timed out" in out and "after 30.0" in out
+    assert "timed out" in out and "after 120.0" in out
     assert "longest silences:" in out
     first_silence = out.split("longest silences:\n")[1].splitlines()[0]
-    assert float(first_silence.split()[0]) > 29
+    assert float(first_silence.split()[0]) > 119
     status, out, _ = run(capsys, "info", str(RECORDINGS / "cpr-starvation.tsr"))
     assert "unanswered" in out and "ESC[6n" in out and "cpr=ignore" in out
     status, out, _ = run(capsys, "info", PASSING)

@@ -119,3 +119,12 @@ def test_every_truncation_reads_back_or_says_why() -> None:
         assert len(recording.events) >= previous
         previous = len(recording.events)
         assert recording.events == full.events[: len(recording.events)]
+
+
+async def test_sequences_not_understood_are_counted_in_the_recording(tmp_path: Path) -> None:
+    path = tmp_path / "s.tsr"
+    async with termsim.spawn(["printf", "\\033[5ihi\\033[5i"], record=path) as term:
+        await term.wait_exit(timeout=10)
+        assert term.terminal.unknown["CSI i"] == 2
+    counts = [e.data[0] for e in Recording.open(path).of_kind("u")]
+    assert counts == [{"CSI i": 2}]
