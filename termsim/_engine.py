@@ -28,6 +28,7 @@ count.
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -92,6 +93,8 @@ class _Wait:
     error: BaseException | None = None
 
 
+_FRAME_START = re.compile(rb"\x1b\[\?(?:25l|2026h)")
+
 #: How many screens before a failure its error message shows.
 FILM_FRAMES = 4
 #: Rows shown per screen of the film strip.
@@ -119,6 +122,46 @@ class Engine:
         # For film-strip error messages: recent distinct screens and inputs.
         self._screens: deque[tuple[float, Snapshot]] = deque(maxlen=FILM_FRAMES + 1)
         self._inputs: deque[tuple[float, str]] = deque(maxlen=20)
+
+    def feed(self, chunk: bytes) -> bytes:
+        """Feed program output to the terminal and wake the waits it satisfies.
+
+        Returns the terminal's replies. A chunk may hold several frames (the
+        reader was late on a busy machine; a recording keeps reads as they
+        were); a state drawn by one frame and erased by the next would then
+        never be seen. So while waits are pending the chunk is fed in pieces
+        that end where the next frame begins (``ESC[?25l``, which starts every
+        prompt_toolkit frame, or ``ESC[?2026h``, the start of a synchronized
+        update), and waits are evaluated after each. Live and replayed
+        sessions both feed through here, so they see the same screens.
+        """
+        terminal = self.terminal
+        if not self._waits or len(chunk) < 16:
+            generation = terminal.generation
+            replies = terminal.feed(chunk)
+            if terminal.generation != generation:
+                self.notify()
+            return replies
+        out = []
+        start = 0
+        for match in _FRAME_START.finditer(chunk):
+            if match.start() > start:
+                out.append(self._feed_piece(chunk[start:match.start()]))
+                start = match.start()
+        out.append(self._feed_piece(chunk[start:]))
+        return b"".join(out)
+
+    def _feed_piece(self, piece: bytes) -> bytes:
+        generation = self.terminal.generation
+        replies = self.terminal.feed(piece)
+        if self.terminal.generation != generation:
+            self.notify()
+        return replies
+
+    @property
+    def waiting(self) -> bool:
+        """Whether any wait is pending (so every screen matters)."""
+        return bool(self._waits)
 
     # -- state ---------------------------------------------------------------------
 

@@ -325,11 +325,12 @@ class Session(Driver):
         assert proc is not None
         pid = proc.pid
         others = set(descendants(pid)) | set(in_session(pid))
-        for sig, grace in (
+        for n, (sig, grace) in enumerate((
             (signal.SIGHUP, HANGUP_GRACE), (signal.SIGTERM, TERMINATE_GRACE),
             (signal.SIGKILL, KILL_GRACE),
-        ):
-            others |= set(descendants(pid))
+        )):
+            if n and not self.engine.exited:
+                others |= set(descendants(pid))  # it may have forked since
             alive = [p for p in others if is_running(p)]
             if self.engine.exited and not alive:
                 return
@@ -440,17 +441,13 @@ class Session(Driver):
             listener(kind, now, data)
 
     def _on_output(self, chunk: bytes) -> None:
-        terminal = self.terminal
-        generation = terminal.generation
-        replies = terminal.feed(chunk)
+        replies = self.engine.feed(chunk)
         if replies:
             self._write_reply(replies)
-        deferred = terminal.take_deferred()
+        deferred = self.terminal.take_deferred()
         if deferred and self._tg is not None:
             for query in deferred:
                 self._tg.start_soon(self._answer_later, query)
-        if terminal.generation != generation:
-            self.engine.notify()
 
     def _write_reply(self, data: bytes) -> None:
         """Replies go out at once, without waiting for other writers."""

@@ -86,7 +86,13 @@ def is_running(pid: int) -> bool:
             return True
         return True
     state = data[data.rfind(b")") + 2:data.rfind(b")") + 3]
-    return state not in (b"Z", b"X")
+    if state == b"Z":
+        # The main thread may be a zombie while other threads still run.
+        try:
+            return len(os.listdir(f"/proc/{pid}/task")) > 1
+        except OSError:
+            return False
+    return state != b"X"
 
 
 def signal_all(pgid: int, pids: Iterable[int], sig: signal.Signals) -> None:
@@ -111,9 +117,11 @@ async def wait_gone(pids: Iterable[int], timeout: float) -> bool:
             except (ProcessLookupError, AttributeError, OSError):
                 continue
         with anyio.move_on_after(timeout):
-            for pid, pidfd in watched:
-                if is_running(pid):
-                    await anyio.wait_readable(pidfd)
+            # A pidfd is readable once the whole thread group has exited; a
+            # /proc check would call a process gone whose main thread exited
+            # while its other threads are still running.
+            for _, pidfd in watched:
+                await anyio.wait_readable(pidfd)
             return True
         return False
     finally:

@@ -92,7 +92,8 @@ class ReplaySession(Driver):
         kind = event.kind
         if kind == rec.OUTPUT:
             self._last_output = event.t
-        if rec.apply_to_terminal(self.terminal, event):
+            self.engine.feed(bytes(event.data[0]))  # the replies go nowhere
+        elif rec.apply_to_terminal(self.terminal, event):
             self.engine.notify()
         elif kind == rec.TTY:
             self._tty = bool(event.data[0]) if event.data[0] is not None else None

@@ -299,3 +299,24 @@ async def test_wait_errors_show_a_film_strip_of_screens_and_inputs(
     times = [float(line.split()[0]) for line in stamped]
     assert times == sorted(times) and times[0] <= 0 < times[-1] <= 2.5
     assert info.value.film and strip.count("screen (") <= 4
+
+
+async def test_a_state_drawn_and_erased_within_one_read_is_still_seen() -> None:
+    # Two prompt_toolkit-style frames in one write: the first shows WORKING,
+    # the second erases it. A harness that reads late gets both in one read.
+    frames = r"\033[?25lWORKING\033[?25h\033[?25l\r\033[K\033[?25hDONE"
+    async with termsim.spawn(["sh", "-c", f"read x; printf '{frames}'; read y"]) as term:
+        async with anyio.create_task_group() as tg:
+            seen: list[termsim.Snapshot] = []
+
+            async def wait_working() -> None:
+                seen.append(await term.wait_for(Text("WORKING"), timeout=10))
+
+            tg.start_soon(wait_working)
+            await anyio.wait_all_tasks_blocked()
+            await term.send(b"\n")
+        assert seen and "WORKING" in seen[0].text
+        final = await term.wait_for(Text("DONE"), timeout=10)
+        assert "WORKING" not in final.text
+        await term.send(b"\n")
+        assert await term.wait_exit(timeout=10) == 0

@@ -1,0 +1,353 @@
+"""Replaying a 10-minute interactive recording to its end: target <= 1 s.
+
+    python benchmarks/bench_replay.py [--minutes 10] [--repeats 5] [--profile]
+                                      [--template PATH] [--keep PATH]
+
+1. A template, recorded live. ``examples/agent_repl.py`` (prompt_toolkit)
+   runs under ``termsim.spawn(..., record=template)`` at 80x24 with a fresh
+   ``HOME`` (theme already chosen) and ``AGENT_REPL_BOOT_SECONDS=0.3``; after
+   the first prompt, seven turns each type ``tell me about xxxx`` one key at
+   a time (each key once its echo is on the screen), press Enter, wait for
+   ``state: working`` and then for the prompt and ``state: sleeping``; then
+   Ctrl-D. So every byte of output is real prompt_toolkit output: one echo
+   per key, the accepted line, the four streamed reply lines each followed
+   by a CPR and a redraw, and the spinner redrawing the toolbar every 0.1 s
+   while it works. (About 10 s; ``--template PATH`` reuses or keeps one.)
+2. The 10-minute recording, built with ``termsim._recording.Recorder`` and
+   ``make_header``: the template's boot, then turns until t = 600 s. Turns
+   1-7 are the template's (the screen fills up); later turns repeat the
+   seventh, which starts with the prompt on the bottom row and so is what
+   every later turn looks like. Each turn types ``tell me about NNNN`` (its
+   number: each ``x`` key and its echo, and ``xxxx`` in the accepted line
+   and the reply, are replaced by the digits), keys 0.08-0.22 s apart
+   (seeded), Enter, the reply with its recorded timing (about 1.1 s: reply
+   lines every 0.25 s, spinner frames every 0.1 s), then 1-3 s before the
+   next turn's first key. One ``i`` event per key, the ``o``, ``q`` (CPR
+   replies) and ``y`` (tty mode) events as recorded, a ``w``/``W`` pair per
+   turn for the wait below, and at the end Ctrl-D, the exit and the end
+   event at t = 600 s.
+3. Replays, each inside ``async with termsim.replay(path) as term:`` (so
+   including ``Recording.open``), alternating, ``--repeats`` each:
+
+   * interactive: wait for the first prompt; for each turn, ``term.send``
+     each key's recorded bytes, ``mark = await term.send(b"\\r")``, then
+     ``await term.wait_for(Text("assistant: thinking about 'tell me about
+     NNNN'") & Text("assistant: done (18 chars)") & PROMPT & Text("state:
+     sleeping", region=Region.row(-1)), since=mark)`` (the first part is what
+     tells this turn's reply from the ones still on the screen); then
+     Ctrl-D and ``await term.wait_exit()``, which must be 0;
+   * exit only: ``await term.wait_exit(timeout=700)``.
+
+   ``Recording.open`` alone, and a bare ``Terminal`` fed every output event
+   (no engine, no snapshots), are timed too, to split the total.
+   ``--profile`` runs one interactive replay under cProfile and prints the
+   functions with the most own time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import itertools
+import os
+import pstats
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+
+import termsim
+from termsim import CursorAfter, InputReady, Region, Text
+from termsim import _recording as rec
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "examples" / "agent_repl.py"
+TOOLBAR = Region.row(-1)
+PROMPT = CursorAfter("❯ ") & InputReady()
+SLEEPING = PROMPT & Text("state: sleeping", region=TOOLBAR)
+TEXT = "tell me about xxxx"
+TEMPLATE_TURNS = 7
+LAST_LINE = f"assistant: done ({len(TEXT)} chars)"
+
+
+# -- 1. the template ---------------------------------------------------------------
+
+
+async def record_template(path: str) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench_replay_") as home:
+        config = Path(home) / ".config" / "agent-repl"
+        config.mkdir(parents=True)
+        (config / "config.json").write_text('{"theme": "dark"}\n')
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("TERM", "COLUMNS", "LINES") and not k.startswith(
+                   ("XDG_", "AGENT_REPL_", "PROMPT_TOOLKIT_"))}
+        env.update(HOME=home, AGENT_REPL_BOOT_SECONDS="0.3")
+        async with termsim.spawn([sys.executable, str(APP)], env=env, record=path,
+                                 cwd=ROOT) as term:
+            await term.wait_for(SLEEPING, timeout=60)
+            for _ in range(TEMPLATE_TURNS):
+                for i, char in enumerate(TEXT):
+                    await term.type(char)
+                    await term.wait_for(CursorAfter("❯ " + TEXT[: i + 1]), timeout=30)
+                mark = await term.press("enter")
+                await term.wait_for(Text("state: working", region=TOOLBAR), since=mark,
+                                    timeout=30)
+                await term.wait_for(SLEEPING & Text(LAST_LINE), since=mark, timeout=30)
+            await term.press("ctrl+d")
+            status = await term.wait_exit(timeout=30)
+    if status != 0:
+        raise SystemExit(f"the template session exited with status {status}")
+
+
+# -- 2. the synthetic recording ---------------------------------------------------------
+
+
+@dataclass
+class Turn:
+    keys: list[bytes]  # every key but the Enter
+    text: str  # what the turn typed
+
+    def done(self) -> termsim.Predicate:
+        """The reply to this turn is complete and the prompt is back."""
+        return Text(f"assistant: thinking about '{self.text}'") & Text(LAST_LINE) & SLEEPING
+
+
+def split_template(recording: termsim.Recording) -> tuple[
+        list[rec.Event], list[list[rec.Event]], list[rec.Event]]:
+    """Boot events, each turn's events (its first key up to the next turn's), the end."""
+    events = [e for e in recording.events if e.kind not in (rec.WAIT_START, rec.WAIT_END,
+                                                           rec.END)]
+    # A turn starts at its first key: the first input, or the first after an Enter.
+    inputs = [i for i, e in enumerate(events) if e.kind == rec.INPUT]
+    starts = [inputs[0]] + [b for a, b in itertools.pairwise(inputs)
+                            if bytes(events[a].data[0]) == b"\r"]
+    ctrl_d = starts.pop()  # the input after the last Enter is Ctrl-D
+    assert bytes(events[ctrl_d].data[0]) == b"\x04", events[ctrl_d]
+    turns = [events[a:b] for a, b in zip(starts, [*starts[1:], ctrl_d], strict=True)]
+    if len(turns) != TEMPLATE_TURNS:
+        raise SystemExit(f"the template has {len(turns)} turns, not {TEMPLATE_TURNS}")
+    return events[: starts[0]], turns, events[ctrl_d:]
+
+
+def build(template: str, out: str, minutes: float, seed: int = 1) -> list[Turn]:
+    """Write the long recording; return the turns a replay must type."""
+    recording = termsim.Recording.open(template)
+    boot, turns, end = split_template(recording)
+    rng = random.Random(seed)
+    header = rec.make_header(
+        argv=["python", "examples/agent_repl.py"], cwd=".", cols=80, rows=24,
+        env={"TERM": "xterm-256color", "LANG": "C.UTF-8"}, policy={},
+    )
+    header["note"] = "synthetic: benchmarks/bench_replay.py"
+    writer = rec.Recorder(out, header)
+    wait_id = 0
+
+    def emit(kind: str, t: float, *data: object) -> None:
+        writer.event(kind, t, *data)
+
+    wait_id += 1
+    emit(rec.WAIT_START, 0.0, {"id": wait_id, "predicate": SLEEPING.describe(),
+                               "timeout": 60})
+    for e in boot:
+        emit(e.kind, e.t, *e.data)
+    now = boot[-1].t
+    emit(rec.WAIT_END, now, {"id": wait_id, "outcome": "matched"})
+
+    # The end: Ctrl-D, "bye", the exit; its length, to stop the turns in time.
+    end_length = end[-1].t - end[0].t
+    duration = minutes * 60
+    done: list[Turn] = []
+    inputs = 0
+    while True:
+        source = turns[min(len(done), TEMPLATE_TURNS - 1)]
+        number = f"{len(done) % 10000:04d}"
+        text = TEXT.replace("xxxx", number)
+        start = now + rng.uniform(1.0, 3.0)
+        events, length = retime(source, start, number, rng)
+        if start + length + 1.0 + end_length > duration:
+            break
+        keys: list[bytes] = []
+        for kind, t, data in events:
+            if kind == rec.INPUT:
+                inputs += 1
+                if data[0] == b"\r":
+                    wait_id += 1
+                    emit(kind, t, *data)
+                    emit(rec.WAIT_START, t, {
+                        "id": wait_id, "since": f"input #{inputs} (key enter) at {t:.3f} s",
+                        "predicate": Turn(keys, text).done().describe(), "timeout": 30})
+                    continue
+                keys.append(data[0])
+            emit(kind, t, *data)
+        emit(rec.WAIT_END, start + length, {"id": wait_id, "outcome": "matched"})
+        done.append(Turn(keys, text))
+        now = start + length
+    # Ctrl-D at the time that puts the end at exactly `duration`.
+    shift = duration - end[-1].t
+    for e in end:
+        if e.kind == rec.INPUT:
+            wait_id += 1
+            emit(e.kind, e.t + shift, *e.data)
+            emit(rec.WAIT_START, e.t + shift, {"id": wait_id, "predicate": "the program to exit",
+                                               "timeout": 30})
+        else:
+            emit(e.kind, e.t + shift, *e.data)
+    emit(rec.WAIT_END, duration, {"id": wait_id, "outcome": "matched"})
+    writer.close(duration, "closed")
+    return done
+
+
+def retime(source: list[rec.Event], start: float, number: str, rng: random.Random,
+           ) -> tuple[list[tuple[str, float, tuple[object, ...]]], float]:
+    """One turn at a person's typing speed, typing ``number`` for ``xxxx``."""
+    out: list[tuple[str, float, tuple[object, ...]]] = []
+    src_input = source[0].t
+    new_input = start
+    typing = True
+    x_seen = 0
+    digit = b""
+    for e in source:
+        data = tuple(bytes(d) if isinstance(d, (bytes, bytearray, memoryview)) else d
+                     for d in e.data)
+        if e.kind == rec.INPUT:
+            if e is not source[0]:
+                new_input += rng.uniform(0.08, 0.22)
+            src_input = e.t
+            key = data[0]
+            if key == b"\r":
+                typing = False
+            digit = b""
+            if key == b"x":
+                digit = number[x_seen].encode()
+                x_seen += 1
+                data = (digit, f"typed {digit.decode()!r}")
+            out.append((e.kind, new_input, data))
+            continue
+        t = new_input + (e.t - src_input)
+        if e.kind == rec.OUTPUT:
+            chunk = data[0]
+            assert isinstance(chunk, bytes)
+            if typing and digit:
+                if chunk.count(b"x") != 1:
+                    raise SystemExit(f"unexpected echo of an x key: {chunk!r}")
+                chunk = chunk.replace(b"x", digit)
+            else:
+                chunk = chunk.replace(b"xxxx", number.encode())
+            data = (chunk,)
+        out.append((e.kind, t, data))
+    return out, max(t for _, t, _ in out) - start
+
+
+# -- 3. replays -------------------------------------------------------------------------
+
+
+async def replay_interactive(path: str, turns: list[Turn]) -> None:
+    async with termsim.replay(path) as term:
+        await term.wait_for(SLEEPING, timeout=60)
+        for turn in turns:
+            for key in turn.keys:
+                await term.send(key)
+            mark = await term.send(b"\r")
+            await term.wait_for(turn.done(), since=mark, timeout=30)
+        await term.send(b"\x04")
+        status = await term.wait_exit(timeout=30)
+    if status != 0:
+        raise SystemExit(f"the interactive replay ended with status {status}")
+
+
+async def replay_exit_only(path: str) -> None:
+    async with termsim.replay(path) as term:
+        status = await term.wait_exit(timeout=700)
+    if status != 0:
+        raise SystemExit(f"the exit-only replay ended with status {status}")
+
+
+def feed_only(path: str) -> None:
+    recording = termsim.Recording.open(path)
+    terminal = termsim.Terminal(recording.cols, recording.rows)
+    for e in recording.events:
+        if e.kind == rec.OUTPUT:
+            terminal.feed(bytes(e.data[0]))
+
+
+def timed(fn: object, *args: object) -> float:
+    gc.collect()
+    t0 = time.perf_counter()
+    fn(*args)  # type: ignore[operator]
+    return time.perf_counter() - t0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--template", help="reuse this template recording if it exists, "
+                        "else record it there")
+    parser.add_argument("--keep", help="write the long recording here (default: a temp dir)")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="bench_replay_") as tmp:
+        template = args.template or os.path.join(tmp, "template.tsr")
+        if not os.path.exists(template):
+            t0 = time.perf_counter()
+            anyio.run(record_template, template)
+            print(f"template recorded live in {time.perf_counter() - t0:.1f} s")
+        path = args.keep or os.path.join(tmp, "ten-minutes.tsr")
+        turns = build(template, path, args.minutes)
+        recording = termsim.Recording.open(path)
+        kinds: dict[str, int] = {}
+        for e in recording.events:
+            kinds[e.kind] = kinds.get(e.kind, 0) + 1
+        out_bytes = sum(len(e.data[0]) for e in recording.of_kind(rec.OUTPUT))
+        print(f"recording: {recording.size / 1e6:.2f} MB, {len(recording.events):,} events "
+              f"({', '.join(f'{k} {n:,}' for k, n in sorted(kinds.items()))}), "
+              f"{recording.duration:.1f} s virtual, {len(turns)} turns, "
+              f"{out_bytes / 1e6:.2f} MB of output")
+        del recording
+
+        results: dict[str, list[float]] = {"interactive": [], "exit only": [],
+                                           "Recording.open": [], "feed only": []}
+        for rep in range(args.repeats):
+            jobs = [
+                ("interactive", lambda: anyio.run(replay_interactive, path, turns)),
+                ("exit only", lambda: anyio.run(replay_exit_only, path)),
+                ("Recording.open", lambda: termsim.Recording.open(path)),
+                ("feed only", lambda: feed_only(path)),
+            ]
+            if rep % 2:
+                jobs.reverse()
+            for name, job in jobs:
+                results[name].append(timed(job))
+
+        print(f"\nwall time, median of {args.repeats} alternating runs (target <= 1 s)")
+        print(f"  {'':42} {'median':>8} {'min':>8} {'max':>8} {'/ 1 s':>7}")
+        labels = {
+            "interactive": f"interactive replay ({len(turns)} turns, waits)",
+            "exit only": "replay with only wait_exit()",
+            "Recording.open": "  of which Recording.open()",
+            "feed only": "bare Terminal fed every output event",
+        }
+        for name, values in results.items():
+            m = statistics.median(values)
+            print(f"  {labels[name]:42} {m:8.3f} {min(values):8.3f} {max(values):8.3f} "
+                  f"{m:6.2f}x")
+
+        if args.profile:
+            profiler = cProfile.Profile()
+            profiler.enable()
+            anyio.run(replay_interactive, path, turns)
+            profiler.disable()
+            print("\ncProfile of one interactive replay (most own time):")
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
