@@ -17,9 +17,14 @@ waits for its first prompt, then for each turn ``n``:
 
     await term.type(f"q{n}")
     mark = await term.press("enter")
-    await term.wait_for(Text("state: working", region=Region.row(-1)), since=mark)
-    await term.wait_for(CursorAfter("❯ ") & InputReady()
+    await term.wait_for(Regex(rf"thinking about 'q{n}'[\\s\\S]*assistant: done")
+                        & CursorAfter("❯ ") & InputReady()
                         & Text("state: sleeping", region=Region.row(-1)), since=mark)
+
+(It does not wait for ``state: working``: on a starved machine prompt_toolkit
+may never draw that toolbar, since after each line it prints it needs a new
+cursor-position answer before it draws the toolbar again, and by then the
+reply can be over. The screen never showed it, so no harness could see it.)
 
 then presses Ctrl-D and expects exit status 0 (and no warnings). Reported:
 sessions passed (and the first line of each kind of failure), total wall
@@ -58,14 +63,13 @@ from pathlib import Path
 import anyio
 
 import termsim
-from termsim import CursorAfter, InputReady, Region, Text
+from termsim import CursorAfter, InputReady, Regex, Region, Text
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "examples" / "agent_repl.py"
 TOOLBAR = Region.row(-1)
 PROMPT = CursorAfter("❯ ") & InputReady()
 SLEEPING = PROMPT & Text("state: sleeping", region=TOOLBAR)
-WORKING = Text("state: working", region=TOOLBAR)
 
 
 @dataclass
@@ -138,8 +142,8 @@ async def one_session(result: Result, home: Path, opts: Options, t0: float) -> N
             for n in range(opts.turns):
                 await term.type(f"q{n}")
                 mark = await term.press("enter")
-                await term.wait_for(WORKING, since=mark, timeout=opts.timeout)
-                await term.wait_for(SLEEPING, since=mark, timeout=opts.timeout)
+                answered = Regex(rf"thinking about 'q{n}'[\s\S]*assistant: done")
+                await term.wait_for(answered & SLEEPING, since=mark, timeout=opts.timeout)
                 result.turns.append(time.monotonic() - t0)
             await term.press("ctrl+d")
             status = await term.wait_exit(timeout=opts.timeout)
