@@ -27,13 +27,17 @@ Hot path, guarded by ``benchmarks/bench_feed.py``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 MAX_STRING = 1 << 16
 #: An incomplete CSI/ESC sequence longer than this is garbage, not a sequence.
 MAX_PENDING = 256
 
-_TEXT = re.compile(r"[^\x00-\x1f\x7f-\x9f]+")
+#: The two commonest tokens in one match: a text run (the match's
+#: ``lastindex`` is 1) or a whole 7-bit CSI sequence without controls inside
+#: (``lastindex`` is ``None``).
+_TOKEN = re.compile(r"([^\x00-\x1f\x7f-\x9f]+)|\x1b\[[0-?]*[ -/]*[@-~]")
 _CSI = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 _CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")
 _CSI8 = re.compile(r"\x9b([0-?]*)([ -/]*)([@-~])")
@@ -52,6 +56,17 @@ _EMBEDDED = frozenset(map(chr, range(0x20))) - {"\x18", "\x1a", "\x1b"} | {"\x7f
 
 
 class Handler(Protocol):
+    @property
+    def controls(self) -> Mapping[str, Callable[[], None]]:
+        """Actions for C0 controls, called instead of ``control()``."""
+
+    @property
+    def sequences(self) -> Mapping[str, Callable[[], None]]:
+        """Actions for whole 7-bit CSI sequences (``"\x1b[?25l"``) whose
+        effect depends on nothing but their bytes, called instead of
+        ``csi()``. The handler fills it as it meets such sequences; the
+        parser only reads it."""
+
     def draw(self, text: str) -> None: ...
     def control(self, char: str) -> None: ...
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None: ...
@@ -119,22 +134,36 @@ class Parser:
                 self.handler.failed(exc)
                 self._abort_string()
                 i = self.next
+        # The loop below runs once per token: names it uses are bound locally.
         h = self.handler
-        text_match = _TEXT.match
+        token = _TOKEN.match
+        draw = h.draw
+        controls = h.controls
+        sequences = h.sequences
         while i < n:
             try:
-                m = text_match(data, i)
+                m = token(data, i)
                 if m is not None:
-                    self.next = m.end()
-                    h.draw(m.group())
-                    i = m.end()
+                    self.next = j = m.end()
+                    if m.lastindex:
+                        draw(m.group())
+                    else:
+                        action = sequences.get(m.group())
+                        if action is not None:
+                            action()
+                        else:  # the same bytes again, split into fields
+                            self._csi(_CSI.match(data, i), i)  # type: ignore[arg-type]
+                    i = j
                     continue
                 ch = data[i]
                 if ch == "\x1b":
                     j = self._escape(data, i)
                 elif ch < " " or ch == "\x7f":
                     self.next = i + 1
-                    if ch not in "\x00\x7f":
+                    action = controls.get(ch)
+                    if action is not None:
+                        action()
+                    elif ch not in "\x00\x7f":
                         h.control(ch)
                     j = i + 1
                 else:  # C1 control (U+0080..U+009F)
@@ -169,12 +198,8 @@ class Parser:
         if c == "[":
             m = _CSI.match(data, i)
             if m is not None:
-                params = m.group(1)
-                private = ""
-                if params and params[0] in "<=>?":
-                    private, params = params[0], params[1:]
                 self.next = m.end()
-                h.csi(private, params, m.group(2), m.group(3), i)
+                self._csi(m, i)
                 return m.end()
             prefix = _CSI_PREFIX.match(data, i)
             end = prefix.end() if prefix is not None else i + 2
@@ -214,18 +239,22 @@ class Parser:
         h.esc("", c, i)
         return i + 2
 
+    def _csi(self, m: re.Match[str], i: int) -> None:
+        """Hand the CSI sequence ``_CSI`` or ``_CSI8`` matched to the handler."""
+        params, inter, final = m.groups()
+        private = ""
+        if params and params[0] in "<=>?":
+            private, params = params[0], params[1:]
+        self.handler.csi(private, params, inter, final, i)
+
     def _c1(self, data: str, i: int) -> int:
         ch = data[i]
         h = self.handler
         if ch == "\x9b":
             m = _CSI8.match(data, i)
             if m is not None:
-                params = m.group(1)
-                private = ""
-                if params and params[0] in "<=>?":
-                    private, params = params[0], params[1:]
                 self.next = m.end()
-                h.csi(private, params, m.group(2), m.group(3), i)
+                self._csi(m, i)
                 return m.end()
             prefix = _CSI8_PREFIX.match(data, i)
             end = prefix.end() if prefix is not None else i + 1
@@ -298,11 +327,7 @@ class Parser:
                 if m is None:
                     h.garbage("malformed CSI")
                     return j + 1
-                params = m.group(1)
-                private = ""
-                if params and params[0] in "<=>?":
-                    private, params = params[0], params[1:]
-                h.csi(private, params, m.group(2), ch, i)
+                self._csi(m, i)
             else:
                 h.esc("".join(body), ch, i)
             return j + 1

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import pyte
@@ -67,6 +68,9 @@ SAVE_CURSOR_1048 = 1048 << 5
 _ALT_MODES = frozenset({ALT_47, ALT_1047, ALT_1049})
 
 _MAX_GLYPH_CACHES = 512
+#: Runs shorter than this are written a cell at a time, longer ones with one
+#: ``dict.update`` (cheaper per cell, dearer to set up).
+_SHORT_RUN = 8
 
 
 def _new_buffer(default: Char) -> defaultdict[int, StaticDefaultDict[int, Char]]:
@@ -77,7 +81,9 @@ class TermScreen(pyte.Screen):
     """The screen state behind a :class:`termsim.Terminal`; not public API."""
 
     def __init__(self, columns: int, lines: int) -> None:
-        self._glyphs: dict[Char, dict[str, Char]] = {}
+        self._glyphs: dict[Char, _Glyphs] = {}
+        # The attributes of the last single character drawn without a table.
+        self._single: Char | None = None
         self._blanks: dict[tuple[str, str], Char] = {}
         self.alternate = False
         self.cursor_shape = 0
@@ -87,7 +93,19 @@ class TermScreen(pyte.Screen):
         #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
         self._saved: list[_Saved | None] = [None, None]
         super().__init__(columns, lines)
+        # pyte's factory builds each new row through typing's generic alias
+        # (``StaticDefaultDict[int, Char](...)``), slow on every scroll.
+        self.buffer = defaultdict(self._new_line)
         self._other_buffer = _new_buffer(self.default_char)
+
+    @property
+    def default_char(self) -> Char:
+        """A blank cell; reverse video under DECSCNM. pyte builds a new one
+        at every call (each new row, each erase); these are shared."""
+        return _REVERSE_BLANK if mo.DECSCNM in self.mode else _BLANK
+
+    def _new_line(self) -> StaticDefaultDict[int, Char]:
+        return StaticDefaultDict(self.default_char)
 
     # -- reset ---------------------------------------------------------------
 
@@ -120,12 +138,12 @@ class TermScreen(pyte.Screen):
 
     # -- drawing -------------------------------------------------------------
 
-    def _glyph_table(self, attrs: Char) -> dict[str, Char]:
+    def _glyph_table(self, attrs: Char) -> _Glyphs:
         table = self._glyphs.get(attrs)
         if table is None:
             if len(self._glyphs) > _MAX_GLYPH_CACHES:
                 self._glyphs.clear()
-            table = self._glyphs[attrs] = {}
+            table = self._glyphs[attrs] = _Glyphs(attrs)
         return table
 
     def draw(self, data: str) -> None:
@@ -147,41 +165,56 @@ class TermScreen(pyte.Screen):
             self._draw_slow(data)
 
     def _draw_ascii(self, data: str) -> None:
+        """Printable ASCII, a line segment at a time, with shared ``Char``
+        values (hot path: ``benchmarks/bench_feed.py``, every workload; the
+        colour stream draws runs of one to five characters, the logs whole
+        lines)."""
         columns = self.columns
         cursor = self.cursor
-        glyphs = self._glyph_table(cursor.attrs)
-        make = cursor.attrs._replace
-        autowrap = mo.DECAWM in self.mode
+        attrs = cursor.attrs
+        glyphs: Mapping[str, Char] | None = self._glyphs.get(attrs)
+        if glyphs is None:
+            if len(data) == 1 and attrs is not self._single:
+                # One character in attributes not drawn with before: true-
+                # colour output draws each character in its own colour, so
+                # the table is only made when they come a second time.
+                self._single = attrs
+                glyphs = {data: _new_tuple(Char, (data, *attrs[1:]))}
+            else:
+                glyphs = self._glyph_table(attrs)
         buffer = self.buffer
         dirty = self.dirty
         while data:
-            if cursor.x >= columns:
-                if autowrap:
+            x = cursor.x
+            if x >= columns:
+                if mo.DECAWM in self.mode:
                     dirty.add(cursor.y)
-                    cursor.x = 0
+                    cursor.x = x = 0
                     self.index()
                 else:
                     # Without autowrap the last column is overwritten; only the
                     # final character of what remains can survive there.
-                    cursor.x = columns - 1
+                    x = columns - 1
                     data = data[-1]
-            x = cursor.x
-            n = min(len(data), columns - x)
-            segment = data[:n]
-            data = data[n:]
+            end = x + len(data)
+            if end > columns:
+                end = columns
+                segment, data = data[:columns - x], data[columns - x:]
+            else:
+                segment, data = data, ""
             line = buffer[cursor.y]
-            if x and line.get(x) is not None and line[x].data == "":
+            # Overwriting half of a wide character blanks its other half.
+            if x and line.get(x, _NO_CELL).data == "":
                 line[x - 1] = line[x - 1]._replace(data=" ")
-            end = x + n
-            if end < columns and end in line and line[end].data == "":
+            if end < columns and line.get(end, _NO_CELL).data == "":
                 line[end] = line[end]._replace(data=" ")
-            chars = []
-            for ch in segment:
-                glyph = glyphs.get(ch)
-                if glyph is None:
-                    glyph = glyphs[ch] = make(data=ch)
-                chars.append(glyph)
-            line.update(zip(range(x, end), chars, strict=True))
+            if end - x == 1:
+                line[x] = glyphs[segment]
+            elif end - x < _SHORT_RUN:
+                for col, ch in enumerate(segment, x):
+                    line[col] = glyphs[ch]
+            else:  # range and segment have the same length by construction
+                line.update(zip(range(x, end), map(glyphs.__getitem__, segment), strict=False))
             cursor.x = end
             dirty.add(cursor.y)
 
@@ -701,6 +734,24 @@ class TermScreen(pyte.Screen):
             modes = tuple(m for m in modes if m != mo.DECCOLM >> 5)
         super().reset_mode(*modes, **kwargs)
 
+    def switch_flags(self, modes: frozenset[int], on: bool) -> None:
+        """Set or reset private modes (shifted, as in ``mode``) that are only
+        a flag, DECTCEM (the cursor's visibility) included; what
+        ``set_mode``/``reset_mode`` do for them, without their checks. Hot
+        path (``benchmarks/bench_feed.py``: prompt_toolkit's ``ESC[?25l/h``
+        and ``ESC[?7l/h``)."""
+        if on:
+            self.mode.update(modes)
+        else:
+            self.mode.difference_update(modes)
+        if mo.DECTCEM in modes:
+            self.cursor.hidden = not on
+
+    def set_cursor_shape(self, shape: int) -> None:
+        """DECSCUSR (``CSI Ps SP q``): 0 default, 1/2 block, 3/4 underline,
+        5/6 bar; anything else is the default."""
+        self.cursor_shape = shape if shape <= 6 else 0
+
     def _enter_alternate(self, mode: int) -> None:
         """47 and 1047 switch; 1049 saves the cursor as DECSC does (in the
         primary buffer's slot), switches and clears. The cursor stays where it
@@ -774,7 +825,27 @@ class TermScreen(pyte.Screen):
 
 
 _LAT1 = pyte.charsets.LAT1_MAP
+_BLANK = Char(" ", "default", "default", reverse=False)
+_REVERSE_BLANK = Char(" ", "default", "default", reverse=True)
+_new_tuple = tuple.__new__
+#: What a cell never written reads as in ``_draw_ascii``'s checks: not the
+#: right half of a wide character.
+_NO_CELL = Char(" ")
 _DEC_SPECIAL = _LAT1[:0x5F] + pyte.charsets.VT100_MAP[0x5F:0x7F] + _LAT1[0x7F:]
+
+
+class _Glyphs(dict[str, Char]):
+    """Character -> the ``Char`` drawing it in one set of attributes, made
+    on first use. ``Char`` values are immutable, so cells share them."""
+
+    def __init__(self, attrs: Char) -> None:
+        super().__init__()
+        self._style = attrs[1:]  # every field after ``data``
+
+    def __missing__(self, ch: str) -> Char:
+        # ``attrs._replace(data=ch)``, without its keyword handling.
+        glyph = self[ch] = _new_tuple(Char, (ch, *self._style))
+        return glyph
 
 
 class _Saved(NamedTuple):

@@ -28,9 +28,11 @@ import re
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Literal
 
 import pyte
+from pyte import graphics as g
 from pyte import modes as mo
 from pyte.screens import Char
 
@@ -65,19 +67,18 @@ _KNOWN_PRIVATE_MODES = frozenset(
 #: without a count in ``Terminal.unknown``. Any other mode is counted.
 _INERT_PRIVATE_MODES = frozenset({8, 1007, 1034, 1035, 1036, 1037, 1039, 1042, 1043})
 _UNDERSTOOD_PRIVATE_MODES = _KNOWN_PRIVATE_MODES | _INERT_PRIVATE_MODES
+#: Private modes that are only a flag in the screen's ``mode`` (DECTCEM also
+#: shows or hides the cursor): no buffer switch, no homing, no resize.
+_FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 1047, 1048, 1049}
 #: ANSI modes pyte implements: IRM (4) and LNM (20).
 _KNOWN_ANSI_MODES = frozenset({4, 20})
-#: SGR codes pyte keeps (38 and 48 with their arguments, handled apart).
-_KNOWN_SGR = frozenset(
-    {0, 1, 3, 4, 5, 7, 9, 22, 23, 24, 25, 27, 29, 39, 49, *range(30, 38), *range(40, 48),
-     *range(90, 98), *range(100, 108)}
-)
-#: Parameters with no ignored code among them are all in here (the numbers
-#: after 38/48 are colours, never ignored, so their being here is harmless).
-_SGR_PLAIN = _KNOWN_SGR | {38, 48}
 _MOUSE_MODES = ((1003, "any"), (1002, "button"), (1000, "normal"), (9, "x10"))
 _MOUSE_ENCODINGS = ((1006, "sgr"), (1015, "urxvt"), (1005, "utf8"))
 _MAX_PARAM = 65535
+#: How many CSI sequences keep a ready action (``_Dispatch.sequences``).
+_MAX_SEQUENCES = 4096
+#: Entries in each of the two SGR memos (``_Dispatch._sgr``).
+_MAX_SGR_MEMO = 4096
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 # OSC codes that are understood and have nothing to do with the screen.
 _IGNORED_OSC = frozenset(
@@ -126,10 +127,17 @@ def printable(seq: str) -> str:
     return "".join(out)
 
 
+#: Parameters that ``int`` reads as they are: no empty one, no colon, none
+#: above ``_MAX_PARAM``.
+_PLAIN_PARAMS = re.compile(r"[0-9]{1,4}(?:;[0-9]{1,4})*")
+
+
 def _ints(params: str) -> list[int]:
     """CSI parameters as integers; empty ones are 0, sub-parameters dropped."""
     if not params:
         return []
+    if _PLAIN_PARAMS.fullmatch(params):
+        return list(map(int, params.split(";")))
     out = []
     for p in params.split(";"):
         if ":" in p:
@@ -141,6 +149,8 @@ def _ints(params: str) -> list[int]:
 def _sgr_params(params: str) -> tuple[int, ...]:
     """SGR parameters, with colon sub-parameters (``38:2::r:g:b``) translated."""
     if ":" not in params:
+        if _PLAIN_PARAMS.fullmatch(params):
+            return tuple(map(int, params.split(";")))
         return tuple(_ints(params))
     out: list[int] = []
     for p in params.split(";"):
@@ -164,21 +174,103 @@ def _sgr_params(params: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _ignored_sgr(values: tuple[int, ...]) -> tuple[int, ...]:
-    """The SGR codes among ``values`` that pyte drops (dim, conceal,
-    overline, double underline...); the arguments of 38/48 are skipped."""
+#: What one SGR code sets, as pyte's ``select_graphic_rendition`` does it:
+#: code -> (field of ``Char``, value). 0, 38 and 48 are apart; pyte drops
+#: every other code (dim, conceal, overline...), and termsim counts them.
+_SGR_FIELDS: dict[int, tuple[str, object]] = {
+    **{code: ("fg", colour) for code, colour in g.FG_ANSI.items()},
+    **{code: ("bg", colour) for code, colour in g.BG_ANSI.items()},
+    **{code: ("fg", colour) for code, colour in g.FG_AIXTERM.items()},
+    **{code: ("bg", colour) for code, colour in g.BG_AIXTERM.items()},
+    **{code: (name[1:], name[0] == "+") for code, name in g.TEXT.items()},
+}
+
+
+#: What SGR 0 sets: pyte's ``Screen.default_char``, without and with DECSCNM.
+_SGR_RESET = {
+    reverse: dict(Char(" ", "default", "default", reverse=reverse)._asdict())
+    for reverse in (False, True)
+}
+
+
+def _sgr_changes(
+    values: tuple[int, ...], reverse: bool,
+) -> tuple[dict[str, object], tuple[int, ...]]:
+    """The fields of ``Char`` that SGR ``values`` set, and their values:
+    exactly what pyte's ``select_graphic_rendition`` does (``reverse``: is
+    DECSCNM set), as a dict that can be memoised and applied to any
+    attributes; and the codes pyte drops (dim, conceal, overline...)."""
+    if not values or values == (0,):
+        return dict(_SGR_RESET[reverse]), ()
+    changes: dict[str, object] = {}
     ignored: list[int] = []
     i, n = 0, len(values)
     while i < n:
         code = values[i]
-        if code in (38, 48):
-            mode = values[i + 1] if i + 1 < n else None
-            i += 3 if mode == 5 else 5 if mode == 2 else 2
-            continue
-        if code not in _KNOWN_SGR:
-            ignored.append(code)
         i += 1
-    return tuple(ignored)
+        field = _SGR_FIELDS.get(code)
+        if field is not None:
+            changes[field[0]] = field[1]
+        elif code == 0:
+            changes.update(_SGR_RESET[reverse])
+        elif code not in (38, 48):
+            ignored.append(code)
+        elif i < n:
+            key = "fg" if code == 38 else "bg"
+            mode = values[i]
+            i += 1
+            if mode == 5 and i < n:
+                if values[i] < len(g.FG_BG_256):  # pyte skips other indexes
+                    changes[key] = g.FG_BG_256[values[i]]
+                i += 1
+            elif mode == 2 and i + 3 <= n:
+                changes[key] = "{:02x}{:02x}{:02x}".format(*values[i:i + 3])
+                i += 3
+            elif mode in (2, 5):
+                break  # pyte runs out of parameters and stops there
+    return changes, tuple(ignored)
+
+
+def _true_colour(params: str) -> bool:
+    """Whether SGR parameters set a 24-bit colour. Such sequences seldom come
+    twice (gradients, images: 85% of them on the colour benchmark are
+    unique), so they are not memoised: that would cost more than it saves."""
+    return "8;2;" in params or "8:2:" in params
+
+
+def _replaced(attrs: Char, changes: Mapping[str, object]) -> Char:
+    """``attrs._replace(**changes)`` in one pass of C code (every new colour)."""
+    return tuple.__new__(Char, map(changes.get, Char._fields, attrs))
+
+
+class _SgrAction:
+    """The action ``_Dispatch.sequences`` keeps for one SGR sequence.
+
+    It remembers the attributes it last turned into others, so that the same
+    sequence in the same context (``ESC[32m`` after ``ESC[0m``, as in a
+    test runner's dots) costs an identity check: no key to build or hash.
+    Hot path: ``benchmarks/bench_feed.py``, the colour stream.
+    """
+
+    __slots__ = ("_after", "_before", "_dispatch", "_params")
+
+    def __init__(self, dispatch: _Dispatch, params: str) -> None:
+        self._dispatch = dispatch
+        self._params = params
+        self._before: Char | None = None
+        self._after: Char | None = None
+
+    def __call__(self) -> None:
+        s = self._dispatch.s
+        cursor = s.cursor
+        before = cursor.attrs
+        if before is self._before and mo.DECSCNM not in s.mode:
+            cursor.attrs = self._after  # type: ignore[assignment]
+            return
+        if self._dispatch._sgr(self._params) and mo.DECSCNM not in s.mode:
+            self._before, self._after = before, cursor.attrs
+        else:
+            self._before = None
 
 
 class Terminal:
@@ -389,20 +481,36 @@ class _Dispatch:
         self.term = term
         s = term._screen
         self.s = s
+        # SGR: (attributes, parameters, DECSCNM) -> new attributes;
+        # (parameters, DECSCNM) -> (fields set, codes pyte ignores).
         self._sgr_memo: dict[tuple[Char, str, bool], Char] = {}
+        self._sgr_parsed: dict[tuple[str, bool], tuple[dict[str, object], tuple[int, ...]]] = {}
+        #: The screen draws text itself: no call in between (hot path).
+        self.draw: Callable[[str], None] = s.draw
         self.controls: dict[str, Callable[[], None]] = {
             "\x07": s.bell, "\x08": s.backspace, "\x09": s.tab, "\x0a": s.linefeed,
             "\x0b": s.linefeed, "\x0c": s.linefeed, "\x0d": s.carriage_return,
             "\x0e": s.shift_out, "\x0f": s.shift_in,
         }
+        #: Whole CSI sequences seen before, and the call each one makes: the
+        #: parser calls it instead of ``csi()`` (see ``_csi_action``).
+        self.sequences: dict[str, Callable[[], None]] = {}
 
-        def one(method: Callable[..., None]) -> Callable[[list[int]], None]:
-            return lambda a: method(a[0] if a else None)
+        # For each final byte of a plain CSI sequence, how its parameters
+        # make the call to the screen.
+        def one(method: Callable[..., None]) -> Callable[[list[int]], Callable[[], None]]:
+            return lambda a: partial(method, a[0] if a else None)
 
-        def how(method: Callable[..., None]) -> Callable[[list[int]], None]:
-            return lambda a: method(a[0] if a else 0)
+        def how(method: Callable[..., None]) -> Callable[[list[int]], Callable[[], None]]:
+            return lambda a: partial(method, a[0] if a else 0)
 
-        self.plain: dict[str, Callable[[list[int]], None]] = {
+        def whole(method: Callable[[list[int]], None]) -> Callable[[list[int]], Callable[[], None]]:
+            return lambda a: partial(method, a)
+
+        def bare(method: Callable[[], None]) -> Callable[[list[int]], Callable[[], None]]:
+            return lambda a: method
+
+        self.plain: dict[str, Callable[[list[int]], Callable[[], None]]] = {
             "@": one(s.insert_characters), "A": one(s.cursor_up), "B": one(s.cursor_down),
             "C": one(s.cursor_forward), "D": one(s.cursor_back), "E": one(s.cursor_down1),
             "F": one(s.cursor_up1), "G": one(s.cursor_to_column),
@@ -411,17 +519,14 @@ class _Dispatch:
             "H": self._cup, "f": self._cup, "J": how(s.erase_in_display),
             "K": how(s.erase_in_line), "L": one(s.insert_lines), "M": one(s.delete_lines),
             "P": one(s.delete_characters), "X": one(s.erase_characters),
-            "g": how(s.clear_tab_stop), "h": self._set_ansi_modes,
-            "l": self._reset_ansi_modes, "r": self._margins,
-            "S": self._scroll_up, "T": self._scroll_down, "b": one(s.repeat_last),
-            "Z": one(s.tab_backward), "I": one(s.tab_forward),
-            "s": lambda a: s.save_cursor(), "u": lambda a: s.restore_cursor(),
+            "g": how(s.clear_tab_stop), "h": whole(self._set_ansi_modes),
+            "l": whole(self._reset_ansi_modes), "r": self._margins,
+            "S": whole(self._scroll_up), "T": whole(self._scroll_down),
+            "b": one(s.repeat_last), "Z": one(s.tab_backward), "I": one(s.tab_forward),
+            "s": bare(s.save_cursor), "u": bare(s.restore_cursor),
         }
 
     # -- the Handler protocol ----------------------------------------------------
-
-    def draw(self, text: str) -> None:
-        self.s.draw(text)
 
     def control(self, char: str) -> None:
         handler = self.controls.get(char)
@@ -433,16 +538,60 @@ class _Dispatch:
             self.term.unknown[f"C0 control 0x{ord(char):02x}"] += 1
 
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
+        action = self._csi_action(private, params, inter, final)
+        if action is None:
+            self._csi_other(private, params, inter, final, index)
+            return
+        if not (final == "m" and _true_colour(params)):
+            sequences = self.sequences
+            if len(sequences) >= _MAX_SEQUENCES:
+                sequences.clear()
+            sequences[f"\x1b[{private}{params}{inter}{final}"] = action
+        action()
+
+    def _csi_action(
+        self, private: str, params: str, inter: str, final: str,
+    ) -> Callable[[], None] | None:
+        """The call a CSI sequence makes when it depends on nothing but the
+        sequence itself, ready to be repeated each time the same bytes come
+        again; ``None`` for queries (their log holds where they stand) and
+        for sequences counted in ``Terminal.unknown``.
+
+        Hot path (``benchmarks/bench_feed.py``, the prompt_toolkit stream):
+        the parser looks a sequence up in ``sequences`` first, and a repeated
+        ``ESC[?25l`` costs a dictionary lookup and this call.
+        """
+        s = self.s
+        if inter:
+            if inter == " " and final == "q" and not private:
+                a = _ints(params)
+                return partial(s.set_cursor_shape, a[0] if a else 0)
+            if inter == "!" and final == "p":
+                return s.soft_reset
+            return None
+        if not private:
+            if final == "m":
+                return _SgrAction(self, params)
+            build = self.plain.get(final)
+            return build(_ints(params)) if build is not None else None
+        if private == "?":
+            if final in ("h", "l"):
+                modes = _ints(params)
+                on = final == "h"
+                if _FLAG_PRIVATE_MODES.issuperset(modes):
+                    return partial(s.switch_flags, frozenset(m << 5 for m in modes), on)
+                return partial(self._private_modes, modes, on)
+            if final in ("J", "K"):
+                how = (_ints(params) or [0])[0]
+                return partial(s.erase_in_display if final == "J" else s.erase_in_line, how)
+        return None
+
+    def _csi_other(self, private: str, params: str, inter: str, final: str, index: int) -> None:
+        """Queries, and sequences that are counted as not understood."""
         if inter:
             self._csi_intermediate(private, params, inter, final, index)
         elif not private:
-            if final == "m":
-                self._sgr(params)
-                return
-            fn = self.plain.get(final)
-            if fn is not None:
-                fn(_ints(params))
-            elif final == "n":
+            if final == "n":
                 self._dsr(params, index)
             elif final == "c":
                 if _ints(params) in ([], [0]):
@@ -522,11 +671,13 @@ class _Dispatch:
 
     # -- CSI helpers ----------------------------------------------------------------
 
-    def _cup(self, a: list[int]) -> None:
-        self.s.cursor_position(a[0] if a else None, a[1] if len(a) > 1 else None)
+    def _cup(self, a: list[int]) -> Callable[[], None]:
+        return partial(self.s.cursor_position, a[0] if a else None, a[1] if len(a) > 1 else None)
 
-    def _margins(self, a: list[int]) -> None:
-        self.s.set_margins(a[0] if a else None, a[1] if len(a) > 1 and a[1] else None)
+    def _margins(self, a: list[int]) -> Callable[[], None]:
+        return partial(
+            self.s.set_margins, a[0] if a else None, a[1] if len(a) > 1 and a[1] else None,
+        )
 
     def _scroll_up(self, a: list[int]) -> None:
         if len(a) <= 1:
@@ -556,27 +707,52 @@ class _Dispatch:
             if mode not in known:
                 self.term.unknown[f"CSI {private}{mode}{final}"] += 1
 
-    def _sgr(self, params: str) -> None:
+    def _sgr(self, params: str) -> bool:
+        """SGR (``CSI ... m``); return whether the result may be reused.
+
+        Hot path (``benchmarks/bench_feed.py``, the colour stream): the new
+        attributes are memoised per (attributes, parameters), and what the
+        parameters set per parameters alone, so that a new colour costs one
+        tuple built in C.
+        """
         s = self.s
         cursor = s.cursor
         key = (cursor.attrs, params, mo.DECSCNM in s.mode)
-        attrs = self._sgr_memo.get(key)
+        memo = self._sgr_memo
+        attrs = memo.get(key)
         if attrs is not None:
             cursor.attrs = attrs
-            return
-        values = _sgr_params(params)
-        if values or not params:  # no values at all would mean SGR 0
-            s.select_graphic_rendition(*values)
-        ignored = () if _SGR_PLAIN.issuperset(values) else _ignored_sgr(values)
+            return True
+        changes, ignored = self._sgr_parse(params, key[2])
+        cursor.attrs = attrs = _replaced(cursor.attrs, changes)
         if ignored:
             # Not memoised, so that every use is counted.
             unknown = self.term.unknown
             for code in ignored:
                 unknown[f"SGR {code}"] += 1
-            return
-        if len(self._sgr_memo) > 4096:
-            self._sgr_memo.clear()
-        self._sgr_memo[key] = cursor.attrs
+            return False
+        if _true_colour(params):
+            return False
+        if len(memo) >= _MAX_SGR_MEMO:
+            memo.clear()
+        memo[key] = attrs
+        return True
+
+    def _sgr_parse(self, params: str, reverse: bool) -> tuple[dict[str, object], tuple[int, ...]]:
+        """What SGR ``params`` set, and the codes among them pyte drops."""
+        key = (params, reverse)
+        parsed = self._sgr_parsed.get(key)
+        if parsed is None:
+            values = _sgr_params(params)
+            # Parameters that all were dropped (``58:2::1:2:3``) change
+            # nothing; an empty ``CSI m`` is SGR 0.
+            reset = values or not params
+            parsed = _sgr_changes(values, reverse) if reset else ({}, ())
+            if not _true_colour(params):
+                if len(self._sgr_parsed) >= _MAX_SGR_MEMO:
+                    self._sgr_parsed.clear()
+                self._sgr_parsed[key] = parsed
+        return parsed
 
     def _dsr(self, params: str, index: int) -> None:
         a = _ints(params)
@@ -598,26 +774,23 @@ class _Dispatch:
             y -= s.margins.top
         return y, x
 
-    def _csi_private(self, params: str, final: str, index: int) -> None:
-        s = self.s
-        if final == "h":
-            modes = _ints(params)
+    def _private_modes(self, modes: list[int], on: bool) -> None:
+        """DECSET/DECRST (``CSI ? Pm h``/``l``)."""
+        if on:
             self._count_modes(modes, "?", "h")
-            s.set_mode(*modes, private=True)
-        elif final == "l":
-            modes = _ints(params)
+            self.s.set_mode(*modes, private=True)
+        else:
             self._count_modes(modes, "?", "l")
-            s.reset_mode(*modes, private=True)
-        elif final == "n":
+            self.s.reset_mode(*modes, private=True)
+
+    def _csi_private(self, params: str, final: str, index: int) -> None:
+        """``CSI ? ...`` sequences that ``_csi_action`` leaves out."""
+        if final == "n":
             if _ints(params) == [6]:
                 y, x = self._cursor_report()
                 self._query("decxcpr", index, f"\x1b[?{y};{x};1R", params, final, "?")
             else:
                 self._query(f"dsr ?{params}", index, None, params, final, "?")
-        elif final == "J":
-            s.erase_in_display((_ints(params) or [0])[0])
-        elif final == "K":
-            s.erase_in_line((_ints(params) or [0])[0])
         elif final == "u":
             self._query("kitty-keyboard", index, None, params, final, "?")
         elif final == "m":
@@ -628,13 +801,10 @@ class _Dispatch:
     def _csi_intermediate(
         self, private: str, params: str, inter: str, final: str, index: int,
     ) -> None:
+        """``CSI ... <intermediate> <final>`` sequences that ``_csi_action``
+        leaves out (DECSCUSR and DECSTR are there)."""
         s = self.s
-        if inter == " " and final == "q" and not private:
-            a = _ints(params)
-            s.cursor_shape = a[0] if a and a[0] <= 6 else 0
-        elif inter == "!" and final == "p":
-            s.soft_reset()
-        elif inter == "$" and final == "p":
+        if inter == "$" and final == "p":
             a = _ints(params)
             mode = a[0] if a else 0
             if private == "?":
