@@ -160,8 +160,8 @@ class _Encoder:
 
     def _row(self, snap: Snapshot, r: int, cursor_col: int) -> int:
         # Snapshot's own storage (its rows are shared and never mutated).
-        cells: Mapping[int, Char] = snap._cells[r]  # type: ignore[attr-defined]
-        default: Char = snap._default  # type: ignore[attr-defined]
+        cells: Mapping[int, Char] = snap._cells[r]
+        default: Char = snap._default
         key = (id(cells), id(default), cursor_col)
         known = self._by_row.get(key)
         if known is not None and known[0] is cells and known[1] is default:

@@ -133,6 +133,8 @@ class Snapshot:
     modes: Modes
     generation: int
     input_ready: bool | None
+    _cells: tuple[Row, ...]
+    _default: Char
 
     def __init__(
         self, *, cols: int, rows: int, cells: tuple[Row, ...], lines: tuple[str, ...],

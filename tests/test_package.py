@@ -34,6 +34,13 @@ def test_ruff_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_mypy_strict_is_clean() -> None:
+    pytest.importorskip("mypy")
+    result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-1000:]
+
+
 def test_python_m_termsim_runs_the_cli() -> None:
     result = subprocess.run([sys.executable, "-m", "termsim", "--help"],
                             capture_output=True, text=True, timeout=60)
