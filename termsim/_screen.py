@@ -500,14 +500,16 @@ class TermScreen(pyte.Screen):
         margins = self.margins
         return (0, self.lines - 1) if margins is None else (margins.top, margins.bottom)
 
-    def _scroll_up(self, count: int) -> None:
-        """The scroll region moves up ``count`` rows (hot: every LF at the
-        bottom, every wrap there)."""
+    def _scroll_up(self, count: int, top: int | None = None) -> None:
+        """The scroll region (from row ``top`` if given: DL) moves up
+        ``count`` rows (hot: every LF at the bottom, every wrap there)."""
         margins = self.margins
         if margins is None:
-            top, bottom = 0, self.lines - 1
+            region_top, bottom = 0, self.lines - 1
         else:
-            top, bottom = margins
+            region_top, bottom = margins
+        if top is None:
+            top = region_top
         buffer = self.buffer
         if count == 1:
             pop = buffer.pop
@@ -527,8 +529,11 @@ class TermScreen(pyte.Screen):
                 buffer[y] = self._blank_line(blank)
         self.dirty.update(range(top, bottom + 1))
 
-    def _scroll_down(self, count: int) -> None:
-        top, bottom = self._region()
+    def _scroll_down(self, count: int, top: int | None = None) -> None:
+        """The scroll region (from row ``top`` if given: IL) moves down."""
+        region_top, bottom = self._region()
+        if top is None:
+            top = region_top
         count = min(count, bottom - top + 1)
         self._shift_down(top, bottom, count)
         blank = self._blank()
@@ -561,29 +566,15 @@ class TermScreen(pyte.Screen):
         since 2017, move it to the first column)."""
         top, bottom = self._region()
         y0 = self.cursor.y
-        if not top <= y0 <= bottom:
-            return
-        count = min(count or 1, bottom - y0 + 1)
-        self._shift_down(y0, bottom, count)
-        blank = self._blank()
-        if blank is not None:
-            for y in range(y0, y0 + count):
-                self.buffer[y] = self._blank_line(blank)
-        self.dirty.update(range(y0, bottom + 1))
+        if top <= y0 <= bottom:
+            self._scroll_down(count or 1, top=y0)
 
     def delete_lines(self, count: int | None = None) -> None:
         """DL (``CSI n M``): as IL, the other way."""
         top, bottom = self._region()
         y0 = self.cursor.y
-        if not top <= y0 <= bottom:
-            return
-        count = min(count or 1, bottom - y0 + 1)
-        self._shift_up(y0, bottom, count)
-        blank = self._blank()
-        if blank is not None:
-            for y in range(bottom - count + 1, bottom + 1):
-                self.buffer[y] = self._blank_line(blank)
-        self.dirty.update(range(y0, bottom + 1))
+        if top <= y0 <= bottom:
+            self._scroll_up(count or 1, top=y0)
 
     def scroll_up(self, count: int | None = None) -> None:
         """SU (``CSI n S``): the scroll region moves up, the cursor stays."""
