@@ -113,3 +113,33 @@ def test_record_runs_a_command_and_writes_a_recording(tmp_path: Path) -> None:
 def test_record_without_a_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "record", "-o", "x.tsr", "--")
     assert status == 2 and "give the command" in err
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_record_is_interactive_in_a_real_terminal(tmp_path: Path) -> None:
+    """termsim record, driven through termsim: keys pass through in raw mode,
+    resizes follow, and the user's terminal modes come back at the end."""
+    import termsim
+    from termsim import Text
+
+    path = tmp_path / "interactive.tsr"
+    script = "stty size; read line; echo got:$line; stty size"
+    argv = [sys.executable, "-m", "termsim", "record", "-o", str(path), "--", "sh", "-c", script]
+    async with termsim.spawn(argv, cols=70, rows=20) as outer:
+        await outer.wait_for(Text("20 70"), timeout=30)  # the inner PTY took our size
+        assert outer.screen.input_ready is True  # the recorder put our tty in raw mode
+        await outer.resize(cols=60, rows=15)
+        await outer.type("hello")
+        await outer.press("enter")
+        await outer.wait_for(Text("got:hello"), timeout=30)
+        snap = await outer.wait_for(Text("15 60"), timeout=30)  # SIGWINCH followed
+        assert await outer.wait_exit(timeout=30) == 0
+        assert "recorded to" in outer.screen.text
+        assert snap.input_ready is True
+        assert outer.input_ready() is False  # the user's cooked mode is back
+    recording = Recording.open(path)
+    assert recording.complete and recording.exit_status == 0
+    assert any(e.kind == "r" and tuple(e.data) == (60, 15) for e in recording.events)
+    assert b"hello" in b"".join(e.data[0] for e in recording.of_kind("i"))
+    assert "got:hello" in recording.screen_at().text
