@@ -19,6 +19,9 @@ same things, which is why export returns a report:
   spec asks for) and no interval is ever negative.
 
 Specs: https://docs.asciinema.org/manual/asciicast/v1/, .../v2/, .../v3/.
+
+Why this module is long: it reads three versions of asciicast and writes
+two, each with its own errors, line numbers and edge cases.
 """
 
 from __future__ import annotations

@@ -19,6 +19,9 @@ The screens are computed by walking the events once through one
 :class:`~termsim.Terminal`, taking a snapshot after each output or resize
 event (at most ``max_frames``, evenly spaced, always keeping the last); rows
 shared between frames are stored once.
+
+Why this module is long: the page's style and script are inline, because
+the report must be one self-contained file that loads nothing.
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ shared :class:`~termsim._engine.Engine`:
 * closing (normally, by exception, by cancellation) is shielded: hangup, then
   terminate, then kill, each with a short grace period, for the child's
   process group and every descendant found in ``/proc``.
+
+Why this module is long: reading, the exit watcher, input, recording hooks
+and teardown are one session's lifecycle and share its state; the process
+tree (``_process.py``), keys (``_keys.py``), redaction (``_redact.py``) and
+the test-facing API (``_driver.py``) live apart.
 """
 
 from __future__ import annotations

@@ -46,6 +46,10 @@ What this subclass changes, and why:
     1048 is DECSC/DECRC.
 * The query answers themselves live in ``_terminal.py``, beside the table of
   queries; this module only owns screen state.
+
+Why this module is long: it is one class, and each override here interacts
+with the others (a pending wrap, erase colours, scrolling, the alternate
+buffer); read apart, they would hide how they depend on each other.
 """
 
 from __future__ import annotations

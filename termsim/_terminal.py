@@ -19,6 +19,11 @@ not understand are counted in ``Terminal.unknown``, never silently dropped,
 and no byte sequence raises out of ``feed()`` or loses the bytes after it.
 
 This module imports nothing that does I/O: no os, no clock, no event loop.
+
+Why this module is long: it holds the whole dispatch from tokens to screen
+operations and the table of queries and answers, which are rules to read
+together; the tokenizer (``_parser.py``) and the screen (``_screen.py``)
+are apart.
 """
 
 from __future__ import annotations
