@@ -348,21 +348,12 @@ def _player_html(recording: Recording) -> str:
 
 
 def _waits(recording: Recording) -> list[dict[str, Any]]:
-    ends: dict[Any, rec.Event] = {}
-    for event in recording.of_kind(rec.WAIT_END):
-        ends.setdefault(_details(event).get("id"), event)
-    waits = []
-    for event in recording.of_kind(rec.WAIT_START):
-        d = _details(event)
-        end = ends.get(d.get("id"))
-        outcome = _details(end).get("outcome", "?") if end is not None else "unfinished"
-        stop = end.t if end is not None else recording.duration
-        waits.append({
-            "id": d.get("id"), "start": event.t, "end": stop, "outcome": str(outcome),
-            "predicate": str(d.get("predicate", "?")), "since": d.get("since"),
-            "timeout": d.get("timeout"),
-        })
-    return waits
+    return [
+        {"id": w.id, "start": w.start, "end": w.end if w.end is not None else recording.duration,
+         "outcome": w.outcome, "predicate": w.predicate, "since": w.since,
+         "timeout": w.timeout}
+        for w in recording.waits()
+    ]
 
 
 def _outcome_class(outcome: str) -> str:

@@ -52,8 +52,8 @@ INPUT = "i"        # [t, bytes, origin]: typed text, key, raw bytes
 REPLY = "q"        # [t, bytes]: a query reply the terminal wrote
 RESIZE = "r"       # [t, cols, rows]
 TTY = "y"          # [t, raw]: the tty went raw (True) or cooked (False)
-WAIT_START = "w"   # [t, {predicate, since, timeout}]
-WAIT_END = "W"     # [t, {predicate, outcome, started}]
+WAIT_START = "w"   # [t, {id, predicate, since, timeout}]
+WAIT_END = "W"     # [t, {id, outcome}]
 NOTE = "n"         # [t, label]
 WARNING = "!"      # [t, message]
 EXIT = "x"         # [t, status]
@@ -69,6 +69,27 @@ class Event:
     data: tuple[Any, ...]
     #: Byte offset of the event in the file.
     offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class WaitRecord:
+    """One wait of a recorded session: its start event paired with its end."""
+
+    id: Any
+    predicate: str
+    since: str | None
+    timeout: float | None
+    start: float
+    #: When it ended (``None``: the file ends before the wait did).
+    end: float | None
+    #: ``"matched"``, ``"timed out"``, ``"program exited"``... or ``"unfinished"``.
+    outcome: str
+
+
+def _details(event: Event | None) -> dict[str, Any]:
+    if event is None or not event.data or not isinstance(event.data[0], dict):
+        return {}
+    return event.data[0]
 
 
 def _versions() -> dict[str, str]:
@@ -239,6 +260,27 @@ class Recording:
 
     def of_kind(self, kind: str) -> Iterator[Event]:
         return (e for e in self.events if e.kind == kind)
+
+    def waits(self) -> list[WaitRecord]:
+        """Every wait, in the order they started, paired by id with its end."""
+        ends: dict[Any, Event] = {}
+        for event in self.of_kind(WAIT_END):
+            ends.setdefault(_details(event).get("id"), event)
+        out = []
+        for event in self.of_kind(WAIT_START):
+            d = _details(event)
+            end = ends.pop(d.get("id"), None)
+            timeout = d.get("timeout")
+            out.append(WaitRecord(
+                d.get("id"), str(d.get("predicate", "?")), d.get("since"),
+                float(timeout) if isinstance(timeout, (int, float)) else None, event.t,
+                end.t if end is not None else None,
+                str(_details(end).get("outcome", "?")) if end is not None else "unfinished",
+            ))
+        for key, end in ends.items():  # an end without its start: a damaged file
+            out.append(WaitRecord(key, "?", None, None, end.t, end.t,
+                                  str(_details(end).get("outcome", "?"))))
+        return out
 
     def terminal_at(self, seconds: float | None = None) -> Terminal:
         """A terminal fed every event up to ``seconds`` (the end if None).

@@ -159,15 +159,10 @@ def write_info(recording: Recording, out: TextIO) -> None:
     ) + f" ({out_bytes} output bytes)")
 
     lines.append("waits:")
-    waits = list(recording.of_kind(rec.WAIT_END))
-    starts = {_details(e).get("id"): e for e in recording.of_kind(rec.WAIT_START)}
-    for event in waits:
-        d = _details(event)
-        start = starts.get(d.get("id"))
-        started = start.t if start is not None else event.t
-        what = _details(start).get("predicate", "?") if start is not None else "?"
-        lines.append(f"  {started:9.3f} s  {d.get('outcome', '?'):<15} after "
-                     f"{event.t - started:.3f} s: {what}")
+    waits = [w for w in recording.waits() if w.end is not None]
+    for w in sorted(waits, key=lambda w: w.end or 0.0):
+        lines.append(f"  {w.start:9.3f} s  {w.outcome:<15} after "
+                     f"{(w.end or w.start) - w.start:.3f} s: {w.predicate}")
     if not waits:
         lines.append("  (none)")
 
@@ -190,10 +185,6 @@ def write_info(recording: Recording, out: TextIO) -> None:
         for event in sorted(notes, key=lambda e: e.t):
             lines.append(f"  {event.t:9.3f} s  {event.data[0]}")
     out.write("\n".join(lines) + "\n")
-
-
-def _details(event: rec.Event) -> dict[str, object]:
-    return event.data[0] if event.data and isinstance(event.data[0], dict) else {}
 
 
 def _exit_text(recording: Recording) -> str:

@@ -135,18 +135,13 @@ def _describe(paths: list[Path], config: pytest.Config) -> str:
 
 
 def _failed_wait(recording: rec.Recording) -> str | None:
-    starts = {
-        e.data[0].get("id"): e for e in recording.of_kind(rec.WAIT_START)
-        if e.data and isinstance(e.data[0], dict)
-    }
-    for end in reversed(list(recording.of_kind(rec.WAIT_END))):
-        details = end.data[0] if end.data and isinstance(end.data[0], dict) else {}
-        if details.get("outcome") not in (None, "matched"):
-            start = starts.get(details.get("id"))
-            what = start.data[0].get("predicate", "?") if start is not None else "?"
-            took = end.t - start.t if start is not None else 0.0
-            return f"{what} ({details['outcome']} after {took:.3f} s)"
-    return None
+    """The last wait that ended badly, described."""
+    failed = [w for w in recording.waits()
+              if w.end is not None and w.outcome not in ("?", "matched")]
+    if not failed:
+        return None
+    w = max(failed, key=lambda w: w.end or 0.0)
+    return f"{w.predicate} ({w.outcome} after {(w.end or w.start) - w.start:.3f} s)"
 
 
 def _relative(path: Path, config: pytest.Config) -> Path:

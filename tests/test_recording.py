@@ -128,3 +128,11 @@ async def test_sequences_not_understood_are_counted_in_the_recording(tmp_path: P
         assert term.terminal.unknown["CSI i"] == 2
     counts = [e.data[0] for e in Recording.open(path).of_kind("u")]
     assert counts == [{"CSI i": 2}]
+
+
+def test_waits_pair_each_start_with_its_end() -> None:
+    hang = Recording.open(Path(__file__).resolve().parent.parent / "recordings" / "boot-hang.tsr")
+    waits = hang.waits()
+    assert [w.outcome for w in waits] == ["matched", "timed out"]
+    assert waits[1].timeout == 120.0 and "❯" in waits[1].predicate
+    assert waits[1].end is not None and waits[1].end - waits[1].start >= 120.0
