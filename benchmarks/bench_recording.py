@@ -64,7 +64,8 @@ import anyio
 
 import termsim
 from termsim._asciicast import export_asciicast
-from termsim._recording import Recorder
+from termsim._recording import RecordingWriter
+from termsim.events import Output
 
 CHILD = r"""
 import random, sys, time
@@ -133,10 +134,10 @@ class Run:
 async def session(mb: float, record: str | None) -> Run:
     seen = 0
 
-    def count(kind: str, t: float, data: object) -> None:
+    def count(event: termsim.Event) -> None:
         nonlocal seen
-        if kind == "output":
-            seen += len(data)  # type: ignore[arg-type]
+        if isinstance(event, Output):
+            seen += len(event.data)
 
     argv = [sys.executable, "-c", CHILD, str(round(mb * 1e6))]
     children0 = _children_cpu()
@@ -173,21 +174,21 @@ def check_file(run: Run) -> tuple[float, int, int, termsim.Recording]:
     t0 = time.perf_counter()
     recording = termsim.Recording.open(run.path)
     seconds = time.perf_counter() - t0
-    output = sum(len(e.data[0]) for e in recording.events if e.kind == "o")
+    output = sum(len(e.data) for e in recording.of_type(Output))
     return seconds, output, len(recording.events), recording
 
 
 def rewrite_cost(recording: termsim.Recording, path: str) -> float:
-    """Seconds to write every event of ``recording`` again with a fresh ``Recorder``.
+    """Seconds to write every event of ``recording`` again with a fresh writer.
 
     That is the recorder's share of a recorded run (msgpack, CRC-32, one
     ``write(2)`` per event), measured without the PTY and the terminal.
     """
-    recorder = Recorder(path, recording.header)
+    recorder = RecordingWriter(path, recording.header)
     gc.collect()
     t0 = time.perf_counter()
     for event in recording.events:
-        recorder.event(event.kind, event.t, *event.data)
+        recorder.write(event)
     seconds = time.perf_counter() - t0
     recorder.close(recording.duration, "closed")
     os.remove(path)

@@ -13,7 +13,7 @@
    per key, the accepted line, the four streamed reply lines each followed
    by a CPR and a redraw, and the spinner redrawing the toolbar every 0.1 s
    while it works. (About 10 s; ``--template PATH`` reuses or keeps one.)
-2. The 10-minute recording, built with ``termsim._recording.Recorder`` and
+2. The 10-minute recording, built with ``termsim._recording.RecordingWriter`` and
    ``make_header``: the template's boot, then turns until t = 600 s. Turns
    1-7 are the template's (the screen fills up); later turns repeat the
    seventh, which starts with the prompt on the bottom row and so is what
@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import gc
 import itertools
 import os
@@ -64,7 +65,8 @@ import anyio
 
 import termsim
 from termsim import CursorAfter, InputReady, Region, Text
-from termsim import _recording as rec
+from termsim import events as ev
+from termsim._recording import RecordingWriter, make_header
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "examples" / "agent_repl.py"
@@ -119,16 +121,21 @@ class Turn:
 
 
 def split_template(recording: termsim.Recording) -> tuple[
-        list[rec.Event], list[list[rec.Event]], list[rec.Event]]:
+        list[ev.Event], list[list[ev.Event]], list[ev.Event]]:
     """Boot events, each turn's events (its first key up to the next turn's), the end."""
-    events = [e for e in recording.events if e.kind not in (rec.WAIT_START, rec.WAIT_END,
-                                                           rec.END)]
+    events = [e for e in recording.events
+              if not isinstance(e, ev.WaitStarted | ev.WaitEnded | ev.End)]
     # A turn starts at its first key: the first input, or the first after an Enter.
-    inputs = [i for i, e in enumerate(events) if e.kind == rec.INPUT]
-    starts = [inputs[0]] + [b for a, b in itertools.pairwise(inputs)
-                            if bytes(events[a].data[0]) == b"\r"]
+    inputs = [i for i, e in enumerate(events) if isinstance(e, ev.Input)]
+
+    def data(i: int) -> bytes:
+        event = events[i]
+        assert isinstance(event, ev.Input)
+        return event.data
+
+    starts = [inputs[0]] + [b for a, b in itertools.pairwise(inputs) if data(a) == b"\r"]
     ctrl_d = starts.pop()  # the input after the last Enter is Ctrl-D
-    assert bytes(events[ctrl_d].data[0]) == b"\x04", events[ctrl_d]
+    assert data(ctrl_d) == b"\x04", events[ctrl_d]
     turns = [events[a:b] for a, b in zip(starts, [*starts[1:], ctrl_d], strict=True)]
     if len(turns) != TEMPLATE_TURNS:
         raise SystemExit(f"the template has {len(turns)} turns, not {TEMPLATE_TURNS}")
@@ -140,24 +147,19 @@ def build(template: str, out: str, minutes: float, seed: int = 1) -> list[Turn]:
     recording = termsim.Recording.open(template)
     boot, turns, end = split_template(recording)
     rng = random.Random(seed)
-    header = rec.make_header(
+    header = make_header(
         argv=["python", "examples/agent_repl.py"], cwd=".", cols=80, rows=24,
         env={"TERM": "xterm-256color", "LANG": "C.UTF-8"}, policy={},
     )
     header["note"] = "synthetic: benchmarks/bench_replay.py"
-    writer = rec.Recorder(out, header)
-    wait_id = 0
-
-    def emit(kind: str, t: float, *data: object) -> None:
-        writer.event(kind, t, *data)
-
-    wait_id += 1
-    emit(rec.WAIT_START, 0.0, {"id": wait_id, "predicate": SLEEPING.describe(),
-                               "timeout": 60})
+    writer = RecordingWriter(out, header)
+    emit = writer.write
+    wait_id = 1
+    emit(ev.WaitStarted(0.0, wait_id, SLEEPING.describe(), None, 60.0))
     for e in boot:
-        emit(e.kind, e.t, *e.data)
+        emit(e)
     now = boot[-1].t
-    emit(rec.WAIT_END, now, {"id": wait_id, "outcome": "matched"})
+    emit(ev.WaitEnded(now, wait_id, "matched"))
 
     # The end: Ctrl-D, "bye", the exit; its length, to stop the turns in time.
     end_length = end[-1].t - end[0].t
@@ -173,75 +175,67 @@ def build(template: str, out: str, minutes: float, seed: int = 1) -> list[Turn]:
         if start + length + 1.0 + end_length > duration:
             break
         keys: list[bytes] = []
-        for kind, t, data in events:
-            if kind == rec.INPUT:
+        for e in events:
+            if isinstance(e, ev.Input):
                 inputs += 1
-                if data[0] == b"\r":
+                if e.data == b"\r":
                     wait_id += 1
-                    emit(kind, t, *data)
-                    emit(rec.WAIT_START, t, {
-                        "id": wait_id, "since": f"input #{inputs} (key enter) at {t:.3f} s",
-                        "predicate": Turn(keys, text).done().describe(), "timeout": 30})
+                    emit(e)
+                    emit(ev.WaitStarted(e.t, wait_id, Turn(keys, text).done().describe(),
+                                        f"input #{inputs} (key enter) at {e.t:.3f} s", 30.0))
                     continue
-                keys.append(data[0])
-            emit(kind, t, *data)
-        emit(rec.WAIT_END, start + length, {"id": wait_id, "outcome": "matched"})
+                keys.append(e.data)
+            emit(e)
+        emit(ev.WaitEnded(start + length, wait_id, "matched"))
         done.append(Turn(keys, text))
         now = start + length
     # Ctrl-D at the time that puts the end at exactly `duration`.
     shift = duration - end[-1].t
     for e in end:
-        if e.kind == rec.INPUT:
+        emit(dataclasses.replace(e, t=e.t + shift))
+        if isinstance(e, ev.Input):
             wait_id += 1
-            emit(e.kind, e.t + shift, *e.data)
-            emit(rec.WAIT_START, e.t + shift, {"id": wait_id, "predicate": "the program to exit",
-                                               "timeout": 30})
-        else:
-            emit(e.kind, e.t + shift, *e.data)
-    emit(rec.WAIT_END, duration, {"id": wait_id, "outcome": "matched"})
+            emit(ev.WaitStarted(e.t + shift, wait_id, "the program to exit", None, 30.0))
+    emit(ev.WaitEnded(duration, wait_id, "matched"))
     writer.close(duration, "closed")
     return done
 
 
-def retime(source: list[rec.Event], start: float, number: str, rng: random.Random,
-           ) -> tuple[list[tuple[str, float, tuple[object, ...]]], float]:
+def retime(source: list[ev.Event], start: float, number: str, rng: random.Random,
+           ) -> tuple[list[ev.Event], float]:
     """One turn at a person's typing speed, typing ``number`` for ``xxxx``."""
-    out: list[tuple[str, float, tuple[object, ...]]] = []
+    out: list[ev.Event] = []
     src_input = source[0].t
     new_input = start
     typing = True
     x_seen = 0
     digit = b""
     for e in source:
-        data = tuple(bytes(d) if isinstance(d, (bytes, bytearray, memoryview)) else d
-                     for d in e.data)
-        if e.kind == rec.INPUT:
+        if isinstance(e, ev.Input):
             if e is not source[0]:
                 new_input += rng.uniform(0.08, 0.22)
             src_input = e.t
-            key = data[0]
-            if key == b"\r":
+            if e.data == b"\r":
                 typing = False
             digit = b""
-            if key == b"x":
+            if e.data == b"x":
                 digit = number[x_seen].encode()
                 x_seen += 1
-                data = (digit, f"typed {digit.decode()!r}")
-            out.append((e.kind, new_input, data))
+                e = dataclasses.replace(e, data=digit, label=f"typed {digit.decode()!r}")
+            out.append(dataclasses.replace(e, t=new_input))
             continue
         t = new_input + (e.t - src_input)
-        if e.kind == rec.OUTPUT:
-            chunk = data[0]
-            assert isinstance(chunk, bytes)
+        if isinstance(e, ev.Output):
+            chunk = e.data
             if typing and digit:
                 if chunk.count(b"x") != 1:
                     raise SystemExit(f"unexpected echo of an x key: {chunk!r}")
                 chunk = chunk.replace(b"x", digit)
             else:
                 chunk = chunk.replace(b"xxxx", number.encode())
-            data = (chunk,)
-        out.append((e.kind, t, data))
-    return out, max(t for _, t, _ in out) - start
+            e = ev.Output(e.t, chunk)
+        out.append(dataclasses.replace(e, t=t))
+    return out, max(e.t for e in out) - start
 
 
 # -- 3. replays -------------------------------------------------------------------------
@@ -271,9 +265,8 @@ async def replay_exit_only(path: str) -> None:
 def feed_only(path: str) -> None:
     recording = termsim.Recording.open(path)
     terminal = termsim.Terminal(recording.cols, recording.rows)
-    for e in recording.events:
-        if e.kind == rec.OUTPUT:
-            terminal.feed(bytes(e.data[0]))
+    for e in recording.of_type(ev.Output):
+        terminal.feed(e.data)
 
 
 def timed(fn: object, *args: object) -> float:
@@ -304,8 +297,8 @@ def main() -> int:
         recording = termsim.Recording.open(path)
         kinds: dict[str, int] = {}
         for e in recording.events:
-            kinds[e.kind] = kinds.get(e.kind, 0) + 1
-        out_bytes = sum(len(e.data[0]) for e in recording.of_kind(rec.OUTPUT))
+            kinds[type(e).__name__] = kinds.get(type(e).__name__, 0) + 1
+        out_bytes = sum(len(e.data) for e in recording.of_type(ev.Output))
         print(f"recording: {recording.size / 1e6:.2f} MB, {len(recording.events):,} events "
               f"({', '.join(f'{k} {n:,}' for k, n in sorted(kinds.items()))}), "
               f"{recording.duration:.1f} s virtual, {len(turns)} turns, "

@@ -128,8 +128,9 @@ async def one_session(result: Result, home: Path, opts: Options, t0: float) -> N
     argv = [sys.executable, str(APP)]
     await anyio.sleep(result.index * opts.stagger)  # spreading the starts, if asked
 
-    def watch(kind: str, _t: float, data: object) -> None:
-        if kind == "output" and b"cursor position requests" in data:  # type: ignore[operator]
+    def watch(event: termsim.Event) -> None:
+        if isinstance(event, termsim.events.Output) \
+                and b"cursor position requests" in event.data:
             result.cpr_warning = True
 
     try:

@@ -70,9 +70,9 @@ async def one_run(lines: int, waits: int) -> tuple[float, float, int]:
     """Wall and CPU seconds until the wait for THE END returned; PTY reads."""
     reads = 0
 
-    def count(kind: str, _t: float, _data: object) -> None:
+    def count(event: termsim.Event) -> None:
         nonlocal reads
-        if kind == "output":
+        if isinstance(event, termsim.events.Output):
             reads += 1
 
     gc.collect()

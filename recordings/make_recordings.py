@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenarios import SCENARIOS, scenario_env
 
 import termsim
-from termsim._recording import Recorder
+from termsim._recording import RecordingWriter
+from termsim.events import End
 
 HERE = Path(__file__).resolve().parent
 
@@ -47,11 +48,12 @@ def relocate(path: Path, argv: list[str]) -> None:
     header = dict(recording.header)
     header["argv"] = argv
     header["cwd"] = "."
-    writer = Recorder(path, header)
+    writer = RecordingWriter(path, header)
     for event in recording.events[:-1]:
-        writer.event(event.kind, event.t, *event.data)
+        writer.write(event)
     last = recording.events[-1]
-    writer.close(last.t, str(last.data[0]))
+    assert isinstance(last, End)
+    writer.close(last.t, last.how)
 
 
 async def main(names: list[str]) -> None:

@@ -10,8 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from termsim import CursorAfter, InputReady, Region, Text
-from termsim._driver import Driver
+from termsim import CursorAfter, Driver, InputReady, Region, Text
 
 TOOLBAR = Region.row(-1)
 PROMPT = CursorAfter("❯ ") & InputReady()

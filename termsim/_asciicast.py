@@ -39,16 +39,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ._errors import RecordingError
-from ._recording import (
-    EXIT,
-    INPUT,
-    NOTE,
-    OUTPUT,
-    RESIZE,
-    Recorder,
-    Recording,
-    make_header,
-)
+from ._playback import Playback
+from ._recording import Recording, RecordingWriter, make_header
+from .events import Exit, Input, Note, Output, Resize
 
 __all__ = [
     "Cast",
@@ -193,16 +186,19 @@ def export_asciicast(recording: Recording, out: TextIO, *, version: int = 2) -> 
     output, typed = _Utf8Decoder(), _Utf8Decoder()
     exit_at: tuple[float, int] | None = None
     for event in recording.events:
-        if event.kind == OUTPUT:
-            writer.write(event.t, "o", output.decode(bytes(event.data[0])))
-        elif event.kind == INPUT:
-            writer.write(event.t, "i", typed.decode(bytes(event.data[0])))
-        elif event.kind == RESIZE:
-            writer.write(event.t, "r", f"{int(event.data[0])}x{int(event.data[1])}")
-        elif event.kind == NOTE:
-            writer.write(event.t, "m", str(event.data[0]))
-        elif event.kind == EXIT and event.data and event.data[0] is not None:
-            exit_at = (event.t, int(event.data[0]))
+        match event:
+            case Output(t=t, data=data):
+                writer.write(t, "o", output.decode(data))
+            case Input(t=t, data=data):
+                writer.write(t, "i", typed.decode(data))
+            case Resize(t=t, cols=cols, rows=rows):
+                writer.write(t, "r", f"{cols}x{rows}")
+            case Note(t=t, label=label):
+                writer.write(t, "m", label)
+            case Exit(t=t, status=int(status)):
+                exit_at = (t, status)
+            case _:
+                pass  # replies, tty modes, waits...: asciicast has no code for them
     end = writer.last_us / 1_000_000
     writer.write(end, "o", output.decode(b"", final=True))
     writer.write(end, "i", typed.decode(b"", final=True))
@@ -222,7 +218,7 @@ def export_text(recording: Recording, out: TextIO) -> None:
     ``termsim export FILE -o out.txt`` writes. Trailing spaces of each row go,
     blank rows stay, so a bottom toolbar is still at the bottom.
     """
-    text = recording.screen_at().text
+    text = Playback(recording).screen_at().text
     out.write(text + "\n" if text else "")
 
 
@@ -472,19 +468,19 @@ def import_asciicast(
         except (OverflowError, OSError, ValueError):
             pass  # an absurd timestamp: keep the import time
     header["imported_from"] = {"format": "asciicast", "version": cast.version}
-    recorder = Recorder(dest_path, header)
+    writer = RecordingWriter(dest_path, header)
     for t, code, data in cast.events:
         if code == "o":
-            recorder.event(OUTPUT, t, _to_bytes(data))
+            writer.write(Output(t, _to_bytes(data)))
         elif code == "i":
-            recorder.event(INPUT, t, _to_bytes(data), IMPORTED_INPUT)
+            writer.write(Input(t, _to_bytes(data), IMPORTED_INPUT))
         elif code == "r" and (size := _SIZE.fullmatch(data)):
-            recorder.event(RESIZE, t, int(size[1]), int(size[2]))
+            writer.write(Resize(t, int(size[1]), int(size[2])))
         elif code == "m":
-            recorder.event(NOTE, t, data)
+            writer.write(Note(t, data))
         elif code == "x" and _STATUS.fullmatch(data):
-            recorder.event(EXIT, t, int(data))
-    recorder.close(cast.duration, "imported")
-    if recorder.failed:
-        raise RecordingError(recorder.failed, path=recorder.path)
+            writer.write(Exit(t, int(data)))
+    writer.close(cast.duration, "imported")
+    if writer.failed:
+        raise RecordingError(writer.failed, path=writer.path)
     return Recording.open(dest_path)

@@ -2,30 +2,99 @@
 
 Waiting, typing, pressing and sending read the same in both: only how input
 reaches the program (a PTY write, or a check against the recorded input) and
-where time comes from differ, and those are the subclass's ``_send_input`` and
-the engine's source.
+where time comes from differ, and those are the subclass's ``_send_input``
+and the engine's source. Everything that happens in a session passes through
+:meth:`Driver._emit` as a :mod:`termsim.events` value, to the recorder and to
+any listener.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from types import TracebackType
+from typing import Self
+
 from ._engine import Engine, Mark
 from ._keys import key_bytes
 from ._predicates import PredicateLike
+from ._redact import MARKER
 from ._snapshot import Snapshot
 from ._terminal import Terminal
+from .events import Event, Note, Warned, stamp
+
+#: Called with every event of a session, in order.
+Listener = Callable[[Event], None]
 
 
-class Driver:
-    """What ``spawn()`` and ``replay()`` give a test."""
+class Driver(ABC):
+    """What :func:`termsim.spawn` and :func:`termsim.replay` give a test.
+
+    Use it as an async context manager; leaving the block closes the
+    session (a live one ends its whole process tree).
+    """
 
     terminal: Terminal
     engine: Engine
 
-    async def _send_input(self, data: bytes, label: str, *, keys: bool) -> Mark:
-        raise NotImplementedError
+    def __init__(self, *, timeout: float = 10.0, stall: float | None = None) -> None:
+        #: How long a wait waits when it does not say (``wait_for(timeout=)``).
+        self.timeout = timeout
+        #: The session's default ``stall=`` for waits (None: waits never stall).
+        self.stall = stall
+        #: Warnings about how the test drove the program (keys sent while the
+        #: terminal was cooked, ...), oldest first.
+        self.warnings: list[str] = []
+        #: Called with every :mod:`termsim.events` value of the session, in
+        #: order: output as read, inputs, replies, waits, the exit...
+        self.listeners: list[Listener] = []
+        self._marks = 0
+
+    def _emit(self, event: Event) -> None:
+        for listener in self.listeners:
+            listener(event)
+
+    def _now(self) -> float:
+        return stamp(self.engine.source.now())
+
+    def _mark(self, label: str, *, tracked: bool = False) -> Mark:
+        """The mark of the input (or resize) about to go out. ``tracked``: the
+        program's reading of it is watched (it counts from that read, not
+        from the write)."""
+        self._marks += 1
+        mark = Mark(self._marks, self.terminal.generation, self._now(), label)
+        self.engine.input_sent(mark, tracked=tracked)
+        return mark
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        self._emit(Warned(self._now(), message))
+
+    @abstractmethod
+    async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
+        """Deliver one input; return its mark."""
+
+    @abstractmethod
+    async def resize(self, cols: int, rows: int) -> Mark:
+        """Resize the screen (and the PTY: the program gets SIGWINCH)."""
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Close the session; safe to call twice, and under cancellation."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
 
     def note(self, label: str) -> None:
-        """Put a labelled marker in the recording (a no-op without one)."""
+        """Put a labelled marker in the session (and its recording)."""
+        self._emit(Note(self._now(), str(label)))
 
     # -- waiting --------------------------------------------------------------------------
 
@@ -35,35 +104,74 @@ class Driver:
         return self.engine.snapshot()
 
     async def wait_for(
-        self, predicate: PredicateLike, *, timeout: float, since: Mark | None = None,
+        self, predicate: PredicateLike, *, timeout: float | None = None,
+        since: Mark | None = None, stall: float | None = None,
     ) -> Snapshot:
-        """Wait until the screen matches; return the snapshot that matched.
+        """Wait until a settled screen matches; return the snapshot that matched.
 
-        ``since=mark`` counts only screens drawn from output read after the
-        input that returned ``mark`` was written. Raises :class:`WaitTimeout`
-        (showing the screen), or :class:`ProcessExited` at once if the program
-        exits first.
+        ``since=mark`` counts only screens the program drew after it read the
+        input that returned ``mark`` (see the README: "Waits that cannot be
+        fooled"). ``timeout`` defaults to the session's. ``stall=seconds``
+        (default: the session's) gives up early, with :class:`Stalled`, once
+        the program has sat reading keys, printing nothing, that long.
+        Raises :class:`WaitTimeout` (showing the screen), or
+        :class:`ProcessExited` at once if the program exits first.
         """
-        return await self.engine.wait_for(predicate, timeout=timeout, since=since)
+        __tracebackhide__ = True
+        return await self.engine.wait_for(
+            predicate, timeout=self.timeout if timeout is None else timeout, since=since,
+            stall=self.stall if stall is None else stall,
+        )
 
-    async def wait_exit(self, timeout: float) -> int | None:
-        """Wait for the program to exit; its status, negative for a signal."""
-        return await self.engine.wait_exit(timeout=timeout)
+    async def wait_exit(self, timeout: float | None = None) -> int | None:
+        """Wait for the program to exit; its status, negative for a signal
+        (``None`` when the status could not be known)."""
+        __tracebackhide__ = True
+        return await self.engine.wait_exit(timeout=self.timeout if timeout is None else timeout)
+
+    def transcript(self, since: Mark | None = None) -> str:
+        """The text drawn after ``since`` was written (everything without it),
+        in reading order: the rows that scrolled off the top (the last 10,000),
+        then the screen, with no escape sequences. For a reply longer than
+        the screen. In a wait, ``Region.transcript()`` reads the same text."""
+        return self.engine.transcript(since)
+
+    def input_ready(self) -> bool | None:
+        """Whether the program reads keys in raw mode right now (None: unknown).
+        :class:`~termsim.InputReady` waits for it."""
+        return self.engine.source.input_ready()
+
+    def silent_for(self) -> float | None:
+        """Seconds since the program last printed (None: it never did)."""
+        return self.engine.silent_for()
 
     @property
     def exit_status(self) -> int | None:
+        """The program's exit status once it exited (negative for a signal), else None."""
         return self.engine.exit_status
 
     # -- input ------------------------------------------------------------------------------
 
-    async def type(self, text: str) -> Mark:
-        """Type text. Multi-line text goes as one bracketed paste when the
-        program enabled it (mode 2004); otherwise each newline is an Enter."""
-        if self.terminal.modes.bracketed_paste and "\n" in text:
-            data = b"\x1b[200~" + text.encode() + b"\x1b[201~"
+    async def type(self, text: str, *, secret: bool = False) -> Mark:
+        """Type text, in one write. A trailing newline is Enter, pressed after
+        the text, so ``type("ls\n")`` runs ``ls``. Other newlines: when the
+        program enabled bracketed paste (mode 2004), the text goes as one
+        paste and they stay newlines in it (a multi-line paste is not run
+        line by line); otherwise each is an Enter. ``secret=True``: the text
+        never appears in errors, logs or recordings."""
+        text = text.replace("\r\n", "\n")
+        body, enter = (text[:-1], True) if text.endswith("\n") else (text, False)
+        if self.terminal.modes.bracketed_paste and "\n" in body:
+            data = b"\x1b[200~" + body.encode() + b"\x1b[201~"
+            how = "pasted"
         else:
-            data = text.replace("\r\n", "\n").replace("\n", "\r").encode()
-        return await self._send_input(data, f"typed {_short(text)}", keys=True)
+            data = body.replace("\n", "\r").encode()
+            how = "typed"
+        if enter:
+            data += b"\r"
+        shown = MARKER if secret else _short(body)
+        label = f"{how} {shown}" + (" + enter" if enter else "")
+        return await self._send_input(data, label, keys=True, secret=secret)
 
     async def press(self, *keys: str) -> Mark:
         """Press keys by name (``"enter"``, ``"ctrl+d"``, ``"down"``...), each in
@@ -75,14 +183,14 @@ class Driver:
         encoded = [key_bytes(k, application_cursor=cursor_mode) for k in keys]
         mark: Mark | None = None
         for name, data in zip(keys, encoded, strict=True):
-            mark = await self._send_input(data, f"key {name}", keys=True)
+            mark = await self._send_input(data, f"key {name}", keys=True, secret=False)
         assert mark is not None
         return mark
 
-    async def send(self, data: bytes) -> Mark:
+    async def send(self, data: bytes, *, secret: bool = False) -> Mark:
         """Send raw bytes, exactly as given."""
-        return await self._send_input(bytes(data), f"bytes {_short(data)}", keys=False)
-
+        label = f"bytes {MARKER}" if secret else f"bytes {_short(data)}"
+        return await self._send_input(bytes(data), label, keys=False, secret=secret)
 
 
 def _short(value: str | bytes, limit: int = 40) -> str:

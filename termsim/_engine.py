@@ -3,51 +3,91 @@
 Theory of operation
 -------------------
 
-A wait is a predicate, a deadline and a causality bound (``since``). The
-engine keeps the pending waits; whoever feeds the terminal (the live PTY
-reader, or a replay walking a recording) calls :meth:`Engine.notify` after
-each feed that changed the screen, and the engine evaluates every pending
-wait once against one snapshot and wakes the ones that hold. So a wait
-resolves on the very feed that made it true, predicates run only when the
-screen changed, and ten waiting tasks cost one snapshot per change.
+A session is a stream of :mod:`termsim.events`. Whoever produces them (the
+live PTY source, or a replay walking a recording) hands each one to
+:meth:`Engine.apply`, in order. The engine applies it to the terminal
+(through :func:`~termsim._playback.apply_to_terminal`, the one place that
+says what an event does to a screen) and evaluates the pending waits on
+each *settled* screen, waking those that hold. Time and progress come from
+a :class:`Source`: a live source's ``run_until`` sleeps while the PTY reader
+applies events in the background; a replay's ``run_until`` *is* the
+progress, applying recorded events on a virtual clock. That one method is
+the whole difference, which is why a replayed failure fails at the same
+point with the same screen. Each guarantee below holds for both.
 
-Time and progress come from a :class:`Source`. A live source's
-``run_until`` simply sleeps on the wait's event until the deadline (the PTY
-reader makes progress in the background); a replay source's ``run_until``
-*is* the progress: it feeds recorded events on a virtual clock until the event
-is set or the deadline passes. That one method is the whole difference
-between live and replayed sessions, which is why a replayed failure fails at
-the same point with the same screen.
+**Settled screens.** Programs draw a frame in pieces: prompt_toolkit hides
+the cursor (``ESC[?25l``), draws, and shows it again; modern ones bracket a
+frame with a synchronized update (``ESC[?2026h`` ... ``ESC[?2026l``). A read
+may end anywhere inside. Waits are evaluated where a frame is complete: when
+the cursor is shown, when a synchronized update ends, just before the next
+frame starts (so a state drawn and erased within one read is still seen),
+and at the end of a read unless a frame is still open. A screen left open
+counts once output pauses for ``SETTLE`` seconds; a program that keeps its
+cursor hidden for good (top, full-screen apps) is not inside a frame, so
+after ``HIDDEN_FRAME`` seconds its screens count at the end of each read.
 
-``since=mark`` is a generation number, never a flag that gets reset: a mark
-records the terminal's generation when the input was written, and only
-snapshots of a later generation (drawn from output read after the write)
-count.
+**Causality.** ``since=mark`` counts only screens drawn from output the
+program wrote *after it read* that input. The live source watches the
+program's side of the PTY and puts an :class:`~termsim.events.InputRead`
+event in the stream at the exact place where the read was seen (after every
+byte written before it); screens after it count, and the screen at it once
+the program has provably written something since (``answered``). Input
+written while the tty was cooked counts from the write (the line discipline
+echoes it at once), as does a resize.
+
+**Timers.** Besides screens, time decides three things: a screen left open
+settles, :class:`~termsim.Quiet` holds once output has paused, and a wait
+with ``stall=`` fails as soon as the program sits reading keys with nothing
+to do. The engine computes when the next of these is due and has the source
+wake it then (an event that moves a timer wakes the waiting task early, to
+look again); on a replay that is virtual time, so the outcome is the same.
+
+Why this module is long: the guarantees above interlock (a timer settles a
+screen that a since-mark may not count yet) and are easiest to check in one
+place; the film strip (``_film``) and near misses (``_nearmiss``) live apart.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import anyio
 
-from ._errors import ProcessExited, SessionClosed, WaitTimeout
-from ._predicates import Predicate, PredicateLike, as_predicate
+from ._errors import ProcessExited, SessionClosed, Stalled, WaitTimeout
+from ._film import Film
+from ._nearmiss import Sighting
+from ._playback import apply_to_terminal
+from ._predicates import Context, Predicate, PredicateLike, as_predicate
 from ._snapshot import Snapshot
-from ._terminal import Terminal
+from ._terminal import HistoryMark, Terminal
+from .events import (
+    Event,
+    Exit,
+    InputRead,
+    Output,
+    Resize,
+    TtyMode,
+    WaitEnded,
+    WaitStarted,
+    stamp,
+)
+
+#: Seconds of no output after which a screen still inside a frame counts.
+SETTLE = 0.1
+#: Seconds after which a cursor still hidden is no longer "a frame being drawn".
+HIDDEN_FRAME = 0.25
 
 
 @dataclass(frozen=True, slots=True)
 class Mark:
     """A point in the session: what was sent, and the screen generation then.
 
-    Returned by ``type``, ``press`` and ``send``; pass it as ``since=`` so a
-    wait counts only screens drawn from output read after that input.
+    Returned by ``type``, ``press``, ``send`` and ``resize``; pass it as
+    ``since=`` so a wait counts only screens the program drew in answer.
     """
 
     index: int
@@ -60,18 +100,19 @@ class Mark:
 
 
 class Source(Protocol):
-    """Where output, time and tty state come from (a PTY, or a recording)."""
+    """Where time, progress and tty state come from (a PTY, or a recording)."""
 
     def now(self) -> float:
         """Seconds since the session started, on this source's clock."""
         ...
 
-    def silent_for(self) -> float | None:
-        """Seconds since the program last printed (None: it never did)."""
-        ...
-
     def input_ready(self) -> bool | None:
         """Whether the program reads its tty in raw mode now (None: unknown)."""
+        ...
+
+    def catch_up(self) -> None:
+        """Apply the output that is already there (a timer is about to decide
+        that the program paused: a late reader must not fool it)."""
         ...
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
@@ -84,155 +125,285 @@ class Source(Protocol):
 
 
 @dataclass
+class _MarkState:
+    mark: Mark
+    tracked: bool
+    #: Screens with a generation above this count (None: not read yet).
+    after: int | None
+    #: Bytes of output fed when the input was written (for stall checks).
+    fed_at_write: int = 0
+    #: Where its transcript starts (the screen when it was written).
+    history: HistoryMark | None = None
+
+
+@dataclass
 class _Wait:
     predicate: Predicate
-    after: int  # only snapshots with generation > after count
+    since: Mark | None
     event: anyio.Event
     started: float
+    deadline: float
+    stall: float | None
+    #: Whether time alone can change the outcome (stall=, Quiet...).
+    timed: bool = False
     matched: Snapshot | None = None
     error: BaseException | None = None
+    #: Set to make the waiting task look at its timers again (an event moved
+    #: one); replaced before each look. ``event`` is set when the wait ends.
+    wake: anyio.Event = field(default_factory=anyio.Event)
+    last_eligible: int = -1
+    #: Near misses: when the whole predicate held on a screen that did not
+    #: count, and when each simple part held.
+    ineligible: Sighting = field(default_factory=Sighting)
+    leaves: list[tuple[Predicate, Sighting]] = field(default_factory=list)
 
 
-_FRAME_START = re.compile(rb"\x1b\[\?(?:25l|2026h)")
+_FRAME_EDGE = re.compile(rb"\x1b\[\?(?:25[lh]|2026[hl])")
 
-#: How many screens before a failure its error message shows.
-FILM_FRAMES = 4
-#: Rows shown per screen of the film strip.
-FILM_ROWS = 6
-
-#: Called with ("wait-start" | "wait-end", details) for recorders and reports.
-Observer = Callable[[str, dict[str, object]], None]
+#: Receives the wait events (and, from the session, every other event).
+Emit = Callable[[Event], None]
 
 
 class Engine:
     """Pending waits over one :class:`~termsim.Terminal` and one :class:`Source`."""
 
-    def __init__(self, terminal: Terminal, source: Source) -> None:
+    def __init__(self, terminal: Terminal, source: Source, emit: Emit | None = None) -> None:
         self.terminal = terminal
         self.source = source
+        self.emit: Emit = emit or (lambda event: None)
         self._waits: list[_Wait] = []
         self._exit_event = anyio.Event()
         self.exit_status: int | None = None
         self.exited = False
         self.closed = False
-        self.observers: list[Observer] = []
-        self._last_key: tuple[int, bool | None] = (-1, None)
+        #: The recording's path, for error messages (None: not recorded).
         self.recording: str | None = None
+        #: When the program last printed (None: never), on the source's clock.
+        self.last_output: float | None = None
+        #: The tty mode the event stream last reported.
+        self.tty_raw: bool | None = None
         self._waits_started = 0
-        # For film-strip error messages: recent distinct screens and inputs.
-        self._screens: deque[tuple[float, Snapshot]] = deque(maxlen=FILM_FRAMES + 1)
-        self._inputs: deque[tuple[float, str]] = deque(maxlen=20)
+        self.film = Film()
+        self._marks: dict[int, _MarkState] = {}
+        self._last_input_at = 0.0
+        self._hidden_since: float | None = None
+        self._evaluated: tuple[int, bool | None] = (-1, None)
+        #: The generation of the last screen that counted as settled.
+        self._settled = -1
 
-    def feed(self, chunk: bytes) -> bytes:
+    # -- the event stream ----------------------------------------------------------
+
+    def apply(self, event: Event) -> bytes:
+        """Apply the next event of the session; return the replies the terminal owes."""
+        match event:
+            case Output():
+                replies = self._feed(event)
+                self._nudge()
+                return replies
+            case InputRead(index=index, answered=answered):
+                self._input_read(index, answered)
+            case Resize():
+                apply_to_terminal(self.terminal, event)
+                self._evaluate(settled=True)
+            case TtyMode(raw=raw):
+                self.tty_raw = raw
+                self.notify()
+                self._nudge()
+            case Exit(status=status):
+                self.process_exited(status)
+            case _:
+                apply_to_terminal(self.terminal, event)
+        return b""
+
+    def _resolve(self, wait: _Wait, *, matched: Snapshot | None = None,
+                 error: BaseException | None = None) -> None:
+        wait.matched, wait.error = matched, error
+        wait.event.set()
+        wait.wake.set()
+
+    def _nudge(self) -> None:
+        """Time-based conditions may have moved (new output, a tty change):
+        waits that use timers look at them again."""
+        settling = self._settle_due() is not None
+        for wait in self._waits:
+            if settling or wait.timed:
+                wait.wake.set()
+
+    def _feed(self, event: Output) -> bytes:
         """Feed program output to the terminal and wake the waits it satisfies.
 
-        Returns the terminal's replies. A chunk may hold several frames (the
-        reader was late on a busy machine; a recording keeps reads as they
-        were); a state drawn by one frame and erased by the next would then
-        never be seen. So while waits are pending the chunk is fed in pieces
-        that end where the next frame begins (``ESC[?25l``, which starts every
-        prompt_toolkit frame, or ``ESC[?2026h``, the start of a synchronized
-        update), and waits are evaluated after each. Live and replayed
-        sessions both feed through here, so they see the same screens.
+        Hot path (``benchmarks/bench_feed.py``): with no wait pending a chunk
+        is fed whole. While waits are pending it is fed in pieces that end at
+        frame edges (see the module's theory of operation), so every settled
+        screen is evaluated, even one that the same read erases.
         """
-        terminal = self.terminal
-        if not self._waits or len(chunk) < 16:
-            generation = terminal.generation
-            replies = terminal.feed(chunk)
-            if terminal.generation != generation:
-                self.notify()
+        self.last_output = event.t
+        if not self._waits:
+            replies = apply_to_terminal(self.terminal, event)
+            self._track_cursor(event.t)
             return replies
+        chunk = event.data
         out = []
         start = 0
-        for match in _FRAME_START.finditer(chunk):
-            if match.start() > start:
-                out.append(self._feed_piece(chunk[start:match.start()]))
-                start = match.start()
-        out.append(self._feed_piece(chunk[start:]))
+        for edge in _FRAME_EDGE.finditer(chunk):
+            # ESC[?25l and ESC[?2026h open a frame (cut before them), ESC[?25h
+            # and ESC[?2026l close one (cut after them).
+            opens = chunk[edge.end() - 2:edge.end()] in (b"5l", b"6h")
+            cut = edge.start() if opens else edge.end()
+            if cut > start:
+                out.append(self._feed_piece(event.t, chunk[start:cut], closed=not opens))
+                start = cut
+        if start < len(chunk):
+            out.append(self._feed_piece(event.t, chunk[start:], closed=False))
         return b"".join(out)
 
-    def _feed_piece(self, piece: bytes) -> bytes:
-        generation = self.terminal.generation
-        replies = self.terminal.feed(piece)
-        if self.terminal.generation != generation:
-            self.notify()
+    def _feed_piece(self, t: float, piece: bytes, *, closed: bool) -> bytes:
+        """Feed one piece; evaluate if it leaves a settled screen. ``closed``:
+        the piece ends a frame (cursor shown, or a synchronized update ended)."""
+        replies = apply_to_terminal(self.terminal, Output(t, piece))
+        self._track_cursor(t)
+        if (closed and not self.terminal.synchronized) or self._frame_closed(t):
+            self._evaluate(settled=True)
         return replies
+
+    def _track_cursor(self, t: float) -> None:
+        if self.terminal.cursor_hidden:
+            if self._hidden_since is None:
+                self._hidden_since = t
+        else:
+            self._hidden_since = None
+
+    def _frame_closed(self, t: float) -> bool:
+        """No frame is being drawn: no synchronized update is open, and the
+        cursor is visible or has been hidden for longer than a frame takes."""
+        if self.terminal.synchronized:
+            return False
+        return self._hidden_since is None or t - self._hidden_since >= HIDDEN_FRAME
+
+    def _settle_due(self) -> float | None:
+        """When the current screen counts although a frame is open (None: it counts)."""
+        if self.terminal.generation <= self._settled or self._frame_closed(self.source.now()):
+            return None
+        return (self.last_output or 0.0) + SETTLE
 
     @property
     def waiting(self) -> bool:
         """Whether any wait is pending (so every screen matters)."""
         return bool(self._waits)
 
+    # -- inputs and their reading ---------------------------------------------------
+
+    def input_sent(self, mark: Mark, *, tracked: bool = False) -> None:
+        """The driver wrote an input (or resized). ``tracked``: screens count
+        from when the program reads it (an :class:`InputRead` event), else
+        from now."""
+        self._marks[mark.index] = _MarkState(
+            mark, tracked, None if tracked else mark.generation, self.terminal.bytes_fed,
+            self.terminal.history_mark())
+        self._last_input_at = mark.at
+        self.film.input(mark.at, mark.label)
+        self._nudge()
+
+    def _input_read(self, index: int, answered: bool) -> None:
+        generation = self.terminal.generation
+        for state in self._marks.values():
+            if not state.tracked or state.mark.index > index:
+                continue
+            if state.after is None:
+                state.after = generation
+            if answered:
+                # The screen right here holds output written after the read.
+                state.after = min(state.after, generation - 1)
+        self._evaluated = (-1, None)
+        self._evaluate(settled=False)
+        self._nudge()
+
+    def _after(self, mark: Mark | None) -> int | None:
+        """Screens above this generation count for a wait since ``mark``."""
+        if mark is None:
+            return -1
+        state = self._marks.get(mark.index)
+        if state is None or state.mark != mark:
+            return mark.generation  # a mark of another session, or made by hand
+        return state.after
+
+    def transcript(self, since: Mark | None = None) -> str:
+        """The text drawn after ``since`` was written (everything for None), in
+        reading order, rows that scrolled off included."""
+        state = self._marks.get(since.index) if since is not None else None
+        if since is not None and (state is None or state.mark != since):
+            raise ValueError(f"{since} is not an input of this session")
+        return self.terminal.transcript(state.history if state is not None else None)
+
+    def unread(self) -> list[Mark]:
+        """Inputs written in raw mode that the program has not read yet."""
+        return [s.mark for s in self._marks.values() if s.after is None]
+
     # -- state ---------------------------------------------------------------------
+
+    def silent_for(self) -> float | None:
+        """Seconds since the program last printed (None: it never did)."""
+        if self.last_output is None:
+            return None
+        return self.source.now() - self.last_output
 
     def snapshot(self) -> Snapshot:
         """The screen now, with what the source knows of the tty mode."""
         return self.terminal.screen.with_input_ready(self.source.input_ready())
 
+    def _context(self, since: Mark | None = None) -> Context:
+        return Context(self.source.now(), self.last_output, lambda: self.transcript(since))
+
     def notify(self) -> None:
-        """Evaluate pending waits against the current screen (if it changed)."""
+        """Re-evaluate pending waits (the tty mode or the time may have changed)."""
+        self._evaluate(settled=False)
+
+    def _evaluate(self, *, settled: bool) -> None:
+        """Evaluate pending waits against the current screen.
+
+        ``settled``: the screen is complete (a frame edge, a resize...);
+        otherwise it counts only if no frame is open or it has settled.
+        """
         if not self._waits:
             return
+        now = self.source.now()
+        generation = self.terminal.generation
+        if not settled and generation > self._settled and not self._frame_closed(now):
+            due = self._settle_due()
+            if due is not None and now < due:
+                return  # a frame is being drawn: wait for it, or for a pause
+        self._settled = generation
         snap = self.snapshot()
         key = (snap.generation, snap.input_ready)
-        if key == self._last_key:
-            return
-        self._last_key = key
-        self._remember(snap)
+        fresh_screen = key != self._evaluated
+        self._evaluated = key
+        if fresh_screen:
+            self.film.screen(now, snap)
         for wait in list(self._waits):
-            if wait.event.is_set() or snap.generation <= wait.after:
-                continue
-            try:
-                ok = wait.predicate(snap)
-            except Exception as exc:
-                wait.error = exc
-                wait.event.set()
-                continue
-            if ok:
-                wait.matched = snap
-                wait.event.set()
+            if not wait.event.is_set():
+                self._check(wait, snap, self._context(wait.since), now, fresh_screen)
 
-    def _remember(self, snap: Snapshot) -> None:
-        if not self._screens or self._screens[-1][1].generation != snap.generation:
-            self._screens.append((self.source.now(), snap))
-
-    def input_sent(self, mark: Mark) -> None:
-        """Called by the driver for every input, for film-strip errors."""
-        self._inputs.append((mark.at, mark.label))
-
-    def film_strip(self, started: float) -> str:
-        """The last screens and the inputs between them, as text, for an error.
-
-        It starts at the last input sent before the wait (what the test did
-        that the wait is about) and keeps the last ``FILM_FRAMES`` screens.
-        """
-        begin = started
-        before = [t for t, _ in self._inputs if t < started]
-        if before:
-            begin = before[-1]
-        all_screens = list(self._screens)
-        recent = [i for i, (t, _) in enumerate(all_screens) if t >= begin][-FILM_FRAMES:]
-        first = recent[0] if recent else len(all_screens)
-        previous = all_screens[first - 1][1] if first > 0 else None
-        items: list[tuple[float, int, object]] = [(all_screens[i][0], 1, all_screens[i][1])
-                                                  for i in recent]
-        since = all_screens[first][0] if recent else begin
-        items += [(t, 0, label) for t, label in self._inputs if t >= min(begin, since)]
-        if not items:
-            return ""
-        out = ["  what happened during the wait (seconds from its start):"]
-        for t, is_screen, what in sorted(items, key=lambda x: (x[0], x[1])):
-            when = f"    {t - started:+8.3f} s  "
-            if not is_screen:
-                out.append(f"{when}sent {what}")
-                continue
-            assert isinstance(what, Snapshot)
-            if previous is not None and previous.lines == what.lines \
-                    and previous.cursor == what.cursor:
-                continue  # only modes or the title changed: nothing to see
-            out += _screen_change(when, previous, what)
-            previous = what
-        return "\n".join(out)
+    def _check(self, wait: _Wait, snap: Snapshot, ctx: Context, now: float,
+               fresh_screen: bool) -> None:
+        after = self._after(wait.since)
+        eligible = after is not None and snap.generation > after
+        if fresh_screen:
+            for leaf, sighting in wait.leaves:
+                sighting.saw(now - wait.started, _safe(leaf, snap))
+        if not eligible:
+            if fresh_screen and _safe(wait.predicate, snap):
+                wait.ineligible.saw(now - wait.started, True)
+            return
+        if snap.generation == wait.last_eligible and not fresh_screen and not wait.timed:
+            return  # same screen, same answer
+        wait.last_eligible = snap.generation
+        try:
+            ok = wait.predicate.check(snap, ctx)
+        except Exception as exc:
+            self._resolve(wait, error=exc)
+            return
+        if ok:
+            self._resolve(wait, matched=snap)
 
     def process_exited(self, status: int | None) -> None:
         """The program is gone: pending waits fail now, not at their timeout."""
@@ -240,11 +411,10 @@ class Engine:
             return
         self.exited = True
         self.exit_status = status
-        self.notify()  # the last output may still satisfy a wait
+        self._evaluate(settled=True)  # the last output may still satisfy a wait
         for wait in self._waits:
             if not wait.event.is_set():
-                wait.error = self._exited_error(wait.predicate, wait.started)
-                wait.event.set()
+                self._resolve(wait, error=self._exited_error(wait.predicate, wait.started))
         self._exit_event.set()
 
     def close(self) -> None:
@@ -252,8 +422,8 @@ class Engine:
         self.closed = True
         for wait in self._waits:
             if not wait.event.is_set():
-                wait.error = SessionClosed("the session was closed while a wait was pending")
-                wait.event.set()
+                self._resolve(wait, error=SessionClosed(
+                    "the session was closed while a wait was pending"))
         self._exit_event.set()
 
     def _exited_error(
@@ -263,103 +433,163 @@ class Engine:
             status=self.exit_status, snapshot=self.snapshot(),
             awaited=predicate.describe() if predicate else None, predicate=predicate,
             recording=self.recording,
-            film=self.film_strip(started) if started is not None else "",
+            film=self.film.strip(started) if started is not None else "",
         )
 
-    def _emit(self, kind: str, **details: object) -> None:
-        for observer in self.observers:
-            observer(kind, details)
+    # -- timers ----------------------------------------------------------------------
+
+    def _stalled_since(self, wait: _Wait) -> float | None:
+        """Since when the program has sat reading keys with nothing to do
+        (None: it is not: it is printing, cooked, has input to read, or waits
+        for an answer to a query)."""
+        if wait.stall is None or self.source.input_ready() is not True or self.unread():
+            return None
+        fed = max((s.fed_at_write for s in self._marks.values()), default=0)
+        if any(q.unanswered and q.offset >= fed for q in self.terminal.queries):
+            return None
+        return max(self.last_output or 0.0, self._last_input_at)
+
+    def _next_timer(self, wait: _Wait) -> float:
+        """When this wait must be looked at again without a new event: its
+        deadline, or an earlier timer that is still ahead."""
+        now = self.source.now()
+        due = [self._settle_due(), wait.predicate.wake_at(self._context())]
+        stalled = self._stalled_since(wait)
+        if stalled is not None and wait.stall is not None:
+            due.append(stalled + wait.stall)
+        return min([wait.deadline, *(t for t in due if t is not None and t > now)])
+
+    def _on_timer(self, wait: _Wait) -> None:
+        self.source.catch_up()  # output already there is no pause
+        if wait.event.is_set():
+            return
+        now = self.source.now()
+        due = self._settle_due()
+        self._evaluate(settled=due is not None and now >= due)
+        stalled = self._stalled_since(wait)
+        if not wait.event.is_set() and stalled is not None and wait.stall is not None \
+                and now >= stalled + wait.stall:
+            self._resolve(wait, error=self._timeout_error(
+                wait, now - wait.started, stalled_for=now - stalled))
 
     # -- waiting ---------------------------------------------------------------------
 
+    def _started(self, description: str, since: Mark | None, timeout: float) -> tuple[int, float]:
+        self._waits_started += 1
+        started = self.source.now()
+        self.emit(WaitStarted(stamp(started), self._waits_started, description,
+                              str(since) if since is not None else None, timeout))
+        return self._waits_started, started
+
+    def _ended(self, wait_id: int, outcome: str) -> None:
+        self.emit(WaitEnded(stamp(self.source.now()), wait_id, outcome))
+
     async def wait_for(
         self, predicate: PredicateLike, *, timeout: float, since: Mark | None = None,
+        stall: float | None = None,
     ) -> Snapshot:
-        """Wait until ``predicate`` holds on a screen drawn after ``since``.
+        """Wait until ``predicate`` holds on a settled screen drawn after ``since``.
 
-        Returns the snapshot that matched. Raises :class:`WaitTimeout`,
-        :class:`ProcessExited` or :class:`SessionClosed`.
+        Returns the snapshot that matched. Raises :class:`WaitTimeout`
+        (:class:`Stalled` with ``stall=``), :class:`ProcessExited` or
+        :class:`SessionClosed`.
         """
-        pred = as_predicate(predicate)
-        if timeout is None or not (timeout >= 0) or math.isnan(timeout):
-            raise ValueError(f"timeout must be a number of seconds >= 0, not {timeout!r}")
+        __tracebackhide__ = True
+        pred = as_predicate(predicate).fresh()
+        _check_seconds("timeout", timeout)
+        if stall is not None:
+            _check_seconds("stall", stall)
         if self.closed:
             raise SessionClosed("the session is closed")
-        after = since.generation if since is not None else -1
-        started = self.source.now()
-        self._waits_started += 1
-        wait_id = self._waits_started
-        self._emit("wait-start", id=wait_id, predicate=pred.describe(), since=since,
-                   at=started, timeout=timeout)
+        wait_id, started = self._started(pred.describe(), since, timeout)
+        wait = _Wait(pred, since, anyio.Event(), started, started + timeout, stall,
+                     timed=stall is not None or pred.wake_at(self._context()) is not None)
+        wait.leaves = [(leaf, Sighting()) for leaf in pred.leaves()]
         outcome = "timed out"
+        self._waits.append(wait)
         try:
-            snap = self.snapshot()
-            if snap.generation > after and pred(snap):
-                outcome = "matched"
-                return snap
-            self._remember(snap)
-            if self.exited:
-                outcome = "program exited"
-                raise self._exited_error(pred)
-            wait = _Wait(pred, after, anyio.Event(), started)
-            self._waits.append(wait)
-            try:
-                await self.source.run_until(wait.event, started + timeout, pred.polls)
-            finally:
-                self._waits.remove(wait)
+            self._evaluated = (-1, None)
+            self._evaluate(settled=False)
+            if not wait.event.is_set() and self.exited:
+                self._resolve(wait, error=self._exited_error(pred))
+            while not wait.event.is_set():
+                wake = self._next_timer(wait)
+                wait.wake = anyio.Event()
+                await self.source.run_until(wait.wake, wake, pred.polls)
+                if wait.event.is_set():
+                    break
+                if wait.wake.is_set() and self.source.now() < wake:
+                    continue  # nudged: a timer moved, look again
+                self._on_timer(wait)
+                if not wait.event.is_set() and self.source.now() >= wait.deadline:
+                    break
             if wait.matched is not None:
                 outcome = "matched"
                 return wait.matched
             if wait.error is not None:
                 outcome = _outcome_of(wait.error)
                 raise wait.error
-            raise self._timeout_error(pred, timeout, since, started)
+            raise self._timeout_error(wait, timeout)
         except BaseException as exc:
             if outcome == "timed out" and not isinstance(exc, WaitTimeout):
                 outcome = "cancelled" if isinstance(exc, anyio.get_cancelled_exc_class()) \
                     else _outcome_of(exc)
             raise
         finally:
-            self._emit("wait-end", id=wait_id, predicate=pred.describe(), outcome=outcome,
-                       at=self.source.now(), started=started)
+            self._waits.remove(wait)
+            self._ended(wait_id, outcome)
 
-    def _timeout_error(
-        self, pred: Predicate, timeout: float, since: Mark | None, started: float,
-    ) -> WaitTimeout:
+    def _timeout_error(self, wait: _Wait, timeout: float, *,
+                       stalled_for: float | None = None) -> WaitTimeout:
         snap = self.snapshot()
-        self._remember(snap)
-        return WaitTimeout(
+        self.film.screen(self.source.now(), snap)
+        pred = wait.predicate
+        notes = []
+        unread = [m for m in self.unread() if wait.since is not None
+                  and m.index <= wait.since.index]
+        if unread:
+            notes.append(f"the program has not read input #{unread[-1].index} "
+                         f"({unread[-1].label}) yet, so no screen counts")
+        seen = wait.ineligible.describe()
+        if seen:
+            notes.append(f"the screen matched, but before the program answered "
+                         f"{wait.since}: {seen}")
+        for leaf, sighting in wait.leaves:
+            if sighting.spans and (sighting.spans[-1][1] is not None or not _safe(leaf, snap)):
+                notes.append(f"{leaf.describe()}: {sighting.describe()}")
+        kind = Stalled if stalled_for is not None else WaitTimeout
+        return kind(
             awaited=pred.describe(), timeout=timeout, snapshot=snap,
-            silent_for=self.source.silent_for(), predicate=pred,
+            silent_for=self.silent_for(), predicate=pred,
             unanswered=self.terminal.unanswered(), explanation=pred.explain(snap),
-            since=str(since) if since else "", recording=self.recording,
-            unknown=dict(self.terminal.unknown), film=self.film_strip(started),
+            since=str(wait.since) if wait.since else "", recording=self.recording,
+            unknown=dict(self.terminal.unknown), film=self.film.strip(wait.started),
+            notes=notes, stalled_for=stalled_for,
         )
 
     async def wait_exit(self, *, timeout: float) -> int | None:
         """Wait for the program to exit; return its status."""
+        __tracebackhide__ = True
+        _check_seconds("timeout", timeout)
         if not self.exited and not self.closed:
-            started = self.source.now()
-            self._waits_started += 1
-            wait_id = self._waits_started
-            self._emit("wait-start", id=wait_id, predicate="the program to exit", since=None,
-                       at=started, timeout=timeout)
+            wait_id, started = self._started("the program to exit", None, timeout)
             outcome = "timed out"
             try:
                 await self.source.run_until(self._exit_event, started + timeout, False)
                 if self.exited:
                     outcome = "matched"
+            except BaseException as exc:
+                if isinstance(exc, anyio.get_cancelled_exc_class()):
+                    outcome = "cancelled"
+                raise
             finally:
-                self._emit("wait-end", id=wait_id, predicate="the program to exit",
-                           outcome=outcome,
-                           at=self.source.now(), started=started)
+                self._ended(wait_id, outcome)
             if not self.exited:
                 if self.closed:
                     raise SessionClosed("the session was closed while waiting for the exit")
-                snap = self.snapshot()
                 raise WaitTimeout(
-                    awaited="the program to exit", timeout=timeout, snapshot=snap,
-                    silent_for=self.source.silent_for(),
+                    awaited="the program to exit", timeout=timeout, snapshot=self.snapshot(),
+                    silent_for=self.silent_for(),
                     unanswered=self.terminal.unanswered(), recording=self.recording,
                     unknown=dict(self.terminal.unknown),
                 )
@@ -368,27 +598,22 @@ class Engine:
         return self.exit_status
 
 
-def _screen_change(when: str, before: Snapshot | None, after: Snapshot) -> list[str]:
-    """One film-strip frame: the rows that changed since the previous screen."""
-    if before is None or (before.cols, before.rows) != (after.cols, after.rows):
-        changed = [r for r, line in enumerate(after.lines) if line.strip()]
-        what = f"screen ({len(changed)} rows with text)"
-    else:
-        changed = [r for r in range(after.rows) if before.lines[r] != after.lines[r]]
-        what = f"screen ({len(changed)} row{'s' if len(changed) != 1 else ''} changed"
-        if before.cursor != after.cursor:
-            what += f", cursor to row {after.cursor.row}, col {after.cursor.col}"
-        what += ")"
-    width = len(str(after.rows - 1))
-    out = [f"{when}{what}"]
-    for r in changed[:FILM_ROWS]:
-        out.append(f"{' ' * 16}{str(r).rjust(width)} │{after.lines[r].rstrip()}")
-    if len(changed) > FILM_ROWS:
-        out.append(f"{' ' * 16}… {len(changed) - FILM_ROWS} more rows")
-    return out
+def _check_seconds(name: str, value: float) -> None:
+    if value is None or not (value >= 0) or math.isnan(value):
+        raise ValueError(f"{name} must be a number of seconds >= 0, not {value!r}")
+
+
+def _safe(p: Predicate, snap: Snapshot) -> bool:
+    """Whether ``p`` holds on ``snap`` alone (for near-miss reports only)."""
+    try:
+        return bool(p(snap))
+    except Exception:
+        return False
 
 
 def _outcome_of(exc: BaseException) -> str:
+    if isinstance(exc, Stalled):
+        return "stalled"
     if isinstance(exc, ProcessExited):
         return "program exited"
     if isinstance(exc, SessionClosed):

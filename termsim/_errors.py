@@ -4,9 +4,12 @@
 
     TermsimError
     ├── WaitTimeout        (also a TimeoutError) the screen never matched in time
+    │   └── Stalled        ... and the program sat waiting for keys, so it never would
     ├── ProcessExited      the program exited while a wait was pending
     ├── SessionClosed      the test closed the session (or it was never opened)
-    └── RecordingError     a recording file is not one, or is damaged
+    ├── RecordingError     a recording file is not one, or is damaged
+    ├── ReplayDivergence   a replayed test sent input the recording does not have
+    └── UnknownKey         a key name termsim does not know (also a ValueError)
 
 The three ways a wait can end badly are siblings on purpose: *the screen never
 matched* (``WaitTimeout``), *the program went away* (``ProcessExited``) and *you
@@ -56,6 +59,7 @@ class WaitTimeout(TermsimError, TimeoutError):
         predicate: Predicate | None = None, unanswered: Sequence[Query] = (),
         explanation: str = "", since: str = "", recording: str | None = None,
         unknown: dict[str, int] | None = None, film: str = "",
+        notes: Sequence[str] = (), stalled_for: float | None = None,
     ) -> None:
         self.awaited = awaited
         self.timeout = timeout
@@ -69,14 +73,22 @@ class WaitTimeout(TermsimError, TimeoutError):
         self.unknown = dict(unknown or {})
         #: The last screens before the failure, with the inputs between them.
         self.film = film
+        #: Near misses: what almost matched, and when (see ``_nearmiss``).
+        self.notes = list(notes)
+        #: For :class:`Stalled`: how long the program had sat reading keys.
+        self.stalled_for = stalled_for
         super().__init__(self._message())
 
+    def _head(self) -> str:
+        return f"timed out after {self.timeout:g} s waiting for {self.awaited}"
+
     def _message(self) -> str:
-        lines = [f"timed out after {self.timeout:g} s waiting for {self.awaited}"]
+        lines = [self._head()]
         if self.since:
             lines.append(f"  counting only screens drawn after {self.since}")
         if self.explanation:
             lines.append(f"  instead: {self.explanation}")
+        lines += [f"  {note}" for note in self.notes]
         if self.silent_for is None:
             lines.append("  the program printed nothing at all")
         else:
@@ -94,6 +106,16 @@ class WaitTimeout(TermsimError, TimeoutError):
             lines.append("  the screen at the end:")
         lines.append(_indent(self.snapshot.render()))
         return "\n".join(lines)
+
+
+class Stalled(WaitTimeout):
+    """A wait gave up early: the program sat in raw mode reading keys, printing
+    nothing and owed no answer, for the wait's ``stall`` seconds. Nothing
+    would have changed by waiting longer."""
+
+    def _head(self) -> str:
+        return (f"stalled waiting for {self.awaited}: the program is waiting for input; "
+                f"nothing changed for {self.stalled_for or 0.0:.1f} s")
 
 
 class ProcessExited(TermsimError):
@@ -137,3 +159,11 @@ class RecordingError(TermsimError):
         if offset is not None:
             where.append(f"byte {offset}")
         super().__init__(f"{': '.join(where)}: {message}" if where else message)
+
+
+class ReplayDivergence(TermsimError):
+    """The test sent input the recording does not have at that point."""
+
+
+class UnknownKey(TermsimError, ValueError):
+    """A key name termsim does not know (also a ValueError: a bad argument)."""

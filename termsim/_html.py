@@ -18,7 +18,9 @@ with ``textContent`` and class names it chose itself, never ``innerHTML``.
 The screens are computed by walking the events once through one
 :class:`~termsim.Terminal`, taking a snapshot after each output or resize
 event (at most ``max_frames``, evenly spaced, always keeping the last); rows
-shared between frames are stored once.
+shared between frames are stored once. How a row is drawn (colours, the
+cursor, characters markup cannot hold) is :mod:`termsim._draw`'s, shared with
+the SVG screenshot; this module only encodes it.
 
 Why this module is long: the page's style and script are inline, because
 the report must be one self-contained file that loads nothing.
@@ -29,28 +31,27 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Mapping
-from itertools import groupby, repeat
-from operator import itemgetter
 from typing import Any
 
-from pyte.screens import Char
-
-from . import _recording as rec
+from ._draw import (
+    DEFAULT_BG,
+    DEFAULT_FG,
+    DEFAULT_LOOK,
+    Look,
+    clean,
+    cursor_cell,
+    drawn_runs,
+    escape,
+)
 from ._errors import describe_status
-from ._recording import Recording, apply_to_terminal
-from ._snapshot import Snapshot
-from ._svg import DEFAULT_BG, DEFAULT_FG, Look, clean, colour, cursor_cell
-from ._terminal import QUERY_KINDS, Terminal, printable
+from ._playback import Playback
+from ._recording import Recording
+from ._snapshot import Run, Snapshot
+from ._terminal import printable
+from .events import End, Event, Exit, Input, Note, Resize, TtyMode, WaitStarted, Warned
 
 #: At most this many screens go into a page.
 MAX_FRAMES = 2000
-
-_DEFAULT_LOOK = Look(DEFAULT_FG, DEFAULT_BG)
-#: A pyte character's attributes (all but its text), and those of a plain blank.
-_ATTRS = itemgetter(slice(1, None))
-_DATA = itemgetter(0)
-_PLAIN = Char(" ")[1:]
 
 
 def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str:
@@ -75,14 +76,14 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
         '<html lang="en">',
         "<head>",
         '<meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_esc(csp)}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">',
         '<meta name="referrer" content="no-referrer">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_esc(title)}</title>",
+        f"<title>{escape(title)}</title>",
         f"<style>\n{_CSS}{encoder.css()}</style>",
         "</head>",
         "<body>",
-        f"<h1>{_esc(title)}</h1>",
+        f"<h1>{escape(title)}</h1>",
         _header_html(recording, len(frames)),
         _player_html(recording),
         _timeline_html(recording),
@@ -101,51 +102,36 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
 def _frames(recording: Recording, max_frames: int) -> list[tuple[float, Snapshot]]:
     """``(time, screen)``: the first screen, then one after each output or resize
     event (evenly chosen, the last always kept, when there are too many)."""
-    events = recording.events
-    changing = [i for i, e in enumerate(events) if e.kind in (rec.OUTPUT, rec.RESIZE)]
-    room = max_frames - 1  # the first, empty screen is always a frame
-    if len(changing) > room:
-        last = len(changing) - 1
-        keep = {changing[round(k * last / (room - 1))] for k in range(room)} if room > 1 \
-            else {changing[-1]}
-    else:
-        keep = set(changing)
-    policy = recording.header.get("policy") or {}
-    terminal = Terminal(
-        recording.cols, recording.rows,
-        policy={k: v for k, v in policy.items() if k in QUERY_KINDS},
-    )
-    frames = [(0.0, terminal.screen)]
-    for i, event in enumerate(events):
-        if apply_to_terminal(terminal, event) and i in keep:
-            frames.append((event.t, terminal.screen))
-    return frames
+    return Playback(recording).frames(max_frames)
 
 
 class _Encoder:
     """Rows as runs of ``[text, look]`` (or a plain string when the whole row is
     in the default look), each distinct row stored once.
 
-    This reads the snapshot's rows of pyte characters directly (a row is a
-    mapping column -> character, shared between snapshots and never mutated),
-    grouping cells by their attributes: a page holds up to thousands of
-    screens, and going through ``Snapshot.cell`` for each cell is too slow.
+    A page holds up to thousands of screens that share most of their rows,
+    so a row is encoded once per runs tuple (``Snapshot.runs`` hands the same
+    tuple to every snapshot that shares the row) and cursor column, and
+    looks are numbered by identity first (``_draw`` hands out one ``Look``
+    per style).
     """
 
     def __init__(self) -> None:
         self.rows: list[Any] = []
         self._row_ids: dict[Any, int] = {}
-        self.looks: list[Look] = [_DEFAULT_LOOK]
-        self._look_ids: dict[Look, int] = {_DEFAULT_LOOK: 0}
-        self._attr_looks: dict[tuple[Any, bool], int] = {}
-        # Each row object is encoded once (per cursor column); the objects are
-        # kept here, so their ids stay theirs.
-        self._by_row: dict[tuple[int, int, int], tuple[object, object, int]] = {}
+        self.looks: list[Look] = [DEFAULT_LOOK]
+        self._look_ids: dict[Look, int] = {DEFAULT_LOOK: 0}
+        # id(look) -> (look, index): the looks are kept, so their ids stay theirs.
+        self._looks_seen: dict[int, tuple[Look, int]] = {}
+        # (id(runs), cursor column) -> row index, and the runs by id, kept so
+        # their ids stay theirs (two dicts: no object per row).
+        self._by_runs: dict[tuple[int, int], int] = {}
+        self._runs_kept: dict[int, tuple[Run, ...]] = {}
 
     def frame(self, t: float, snap: Snapshot) -> dict[str, Any]:
         cursor = cursor_cell(snap)
         rows = [
-            self._row(snap, r, cursor[1] if cursor is not None and cursor[0] == r else -1)
+            self._row(snap.runs(r), cursor[1] if cursor is not None and cursor[0] == r else -1)
             for r in range(snap.rows)
         ]
         cur = snap.cursor
@@ -161,65 +147,40 @@ class _Encoder:
             frame["alt"] = True
         return frame
 
-    def _row(self, snap: Snapshot, r: int, cursor_col: int) -> int:
-        # Snapshot's own storage (its rows are shared and never mutated).
-        cells: Mapping[int, Char] = snap._cells[r]
-        default: Char = snap._default
-        key = (id(cells), id(default), cursor_col)
-        known = self._by_row.get(key)
-        if known is not None and known[0] is cells and known[1] is default:
-            return known[2]
-        index = self._intern(self._encode(cells, snap.cols, default, cursor_col))
-        self._by_row[key] = (cells, default, index)
+    def _row(self, runs: tuple[Run, ...], cursor_col: int) -> int:
+        key = (id(runs), cursor_col)
+        if self._runs_kept.get(key[0]) is runs:
+            known = self._by_runs.get(key)
+            if known is not None:
+                return known
+        else:
+            self._runs_kept[key[0]] = runs
+        index = self._by_runs[key] = self._intern(self._encode(runs, cursor_col))
         return index
 
-    def _encode(self, row: Mapping[int, Char], cols: int, default: Char,
-                cursor_col: int) -> Any:
-        chars = list(map(row.get, range(cols), repeat(default, cols)))
-        n = cols
-        while n and chars[n - 1][0] == " " and chars[n - 1][1:] == _PLAIN:
-            n -= 1
-        segments = [(0, n, False)]
-        if cursor_col >= 0:
-            c = cursor_col
-            if chars[c][0] == "" and c > 0:
-                c -= 1  # on the right half of a wide character: the whole of it
-            width = 2 if c + 1 < cols and chars[c + 1][0] == "" and chars[c][0] != "" else 1
-            n = max(n, c + width)
-            segments = [(0, c, False), (c, c + width, True), (c + width, n, False)]
-        runs: list[tuple[str, int]] = []
-        for start, stop, is_cursor in segments:
-            for attrs, group in groupby(chars[start:stop], key=_ATTRS):
-                look = self._look(attrs, is_cursor)
-                text = "".join(map(_DATA, group))
-                if runs and runs[-1][1] == look:
-                    runs[-1] = (runs[-1][0] + text, look)
-                else:
-                    runs.append((text, look))
-        if not runs:
+    def _encode(self, runs: tuple[Run, ...], cursor_col: int) -> Any:
+        out: list[tuple[str, int]] = []
+        for drawn in drawn_runs(runs, cursor_col if cursor_col >= 0 else None):
+            look = self._look(drawn.look)
+            if out and out[-1][1] == look:
+                out[-1] = (out[-1][0] + drawn.text, look)
+            else:
+                out.append((drawn.text, look))
+        if not out:
             return ""
-        if len(runs) == 1 and runs[0][1] == 0:
-            return clean(runs[0][0])
-        return tuple((clean(text), look) for text, look in runs)
+        if len(out) == 1 and out[0][1] == 0:
+            return out[0][0]
+        return tuple(out)
 
-    def _look(self, attrs: Any, is_cursor: bool) -> int:
-        key = (attrs, is_cursor)
-        index = self._attr_looks.get(key)
-        if index is not None:
-            return index
-        fg_name, bg_name, bold, italic, underline, strikethrough, reverse = attrs[:7]
-        fg, bg = colour(str(fg_name), DEFAULT_FG), colour(str(bg_name), DEFAULT_BG)
-        if reverse:
-            fg, bg = bg, fg
-        if is_cursor:
-            fg, bg = bg, fg
-        look = Look(fg, bg, bool(bold), bool(italic), bool(underline), bool(strikethrough),
-                    is_cursor)
+    def _look(self, look: Look) -> int:
+        seen = self._looks_seen.get(id(look))
+        if seen is not None and seen[0] is look:
+            return seen[1]
         index = self._look_ids.get(look)
         if index is None:
             index = self._look_ids[look] = len(self.looks)
             self.looks.append(look)
-        self._attr_looks[key] = index
+        self._looks_seen[id(look)] = (look, index)
         return index
 
     def _intern(self, row: Any) -> int:
@@ -271,26 +232,12 @@ def _json_for_script(data: Any) -> str:
 # -- the page's markup -----------------------------------------------------------------
 
 
-def _esc(value: object) -> str:
-    """HTML-escape text for an element or a quoted attribute."""
-    text = clean(str(value))
-    return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        .replace('"', "&quot;").replace("'", "&#39;")
-    )
-
-
 def _t(seconds: float) -> str:
     return f"{seconds:.6f}"
 
 
-def _details(event: rec.Event) -> dict[str, Any]:
-    return event.data[0] if event.data and isinstance(event.data[0], dict) else {}
-
-
-def _status(event: rec.Event) -> str:
-    status = event.data[0] if event.data else None
-    return describe_status(status if isinstance(status, int) else None)
+def _status(event: Exit) -> str:
+    return describe_status(event.status)
 
 
 def _bytes_text(data: object) -> str:
@@ -304,7 +251,7 @@ def _header_html(recording: Recording, frames: int) -> str:
     versions = h.get("versions") or {}
     state = "complete" if recording.complete else (
         f"incomplete (readable up to byte {recording.stopped_at})")
-    exits = list(recording.of_kind(rec.EXIT))
+    exits = list(recording.of_type(Exit))
     rows = [
         ("command", " ".join(str(a) for a in h.get("argv") or [])),
         ("cwd", h.get("cwd", "")),
@@ -323,7 +270,7 @@ def _header_html(recording: Recording, frames: int) -> str:
     if policy and isinstance(policy, dict):
         rows.append(("policy", ", ".join(f"{k}={v}" for k, v in policy.items())))
     cells = "\n".join(
-        f'<tr><th scope="row">{_esc(k)}</th><td data-key="{_esc(k)}">{_esc(v)}</td></tr>'
+        f'<tr><th scope="row">{escape(k)}</th><td data-key="{escape(k)}">{escape(v)}</td></tr>'
         for k, v in rows
     )
     return f'<table id="header">\n{cells}\n</table>'
@@ -375,17 +322,15 @@ def _timeline_html(recording: Recording) -> str:
             f'<div class="mark wait {_outcome_class(w["outcome"])}" '
             f'style="left:{_pct(w["start"], duration)}%;'
             f'width:{_pct(width, duration)}%" data-t="{_t(w["end"])}" '
-            f'title="{_esc(label)}"></div>'
+            f'title="{escape(label)}"></div>'
         )
-    ticks = {rec.INPUT: "input", rec.NOTE: "note", rec.WARNING: "warning", rec.EXIT: "exit",
-             rec.RESIZE: "resize"}
     for event in recording.events:
-        kind = ticks.get(event.kind)
+        kind = _tick_class(event)
         if kind is None:
             continue
         marks.append(
             f'<div class="tick {kind}" style="left:{_pct(event.t, duration)}%" '
-            f'data-t="{_t(event.t)}" title="{_esc(_event_text(event))}"></div>'
+            f'data-t="{_t(event.t)}" title="{escape(_event_text(event))}"></div>'
         )
     return "\n".join([
         '<div id="timeline">',
@@ -400,49 +345,67 @@ def _timeline_html(recording: Recording) -> str:
     ])
 
 
-def _event_text(event: rec.Event) -> str:
-    d = event.data
-    if event.kind == rec.INPUT:
-        origin = str(d[1]) if len(d) > 1 else "input"
-        return f"{origin}: {_bytes_text(d[0]) if d else ''}"
-    if event.kind == rec.NOTE:
-        return f"note: {d[0] if d else ''}"
-    if event.kind == rec.WARNING:
-        return f"warning: {d[0] if d else ''}"
-    if event.kind == rec.EXIT:
-        return f"exit: {_status(event)}"
-    if event.kind == rec.RESIZE:
-        return f"resize to {d[0]}x{d[1]}" if len(d) > 1 else "resize"
-    if event.kind == rec.TTY:
-        return "tty raw (reading keys)" if d and d[0] else "tty cooked"
-    if event.kind == rec.END:
-        return f"session {d[0] if d else 'closed'}"
-    return event.kind
+def _tick_class(event: Event) -> str | None:
+    """The timeline lane's class for events that get a tick (None: no tick)."""
+    match event:
+        case Input():
+            return "input"
+        case Note():
+            return "note"
+        case Warned():
+            return "warning"
+        case Exit():
+            return "exit"
+        case Resize():
+            return "resize"
+        case _:
+            return None
+
+
+def _event_text(event: Event) -> str | None:
+    """An event as one line of the list (None: not listed)."""
+    match event:
+        case Input(data=data, label=label):
+            return f"{label}: {_bytes_text(data)}"
+        case Note(label=label):
+            return f"note: {label}"
+        case Warned(message=message):
+            return f"warning: {message}"
+        case Exit():
+            return f"exit: {_status(event)}"
+        case Resize(cols=cols, rows=rows):
+            return f"resize to {cols}x{rows}"
+        case TtyMode(raw=raw):
+            return "tty raw (reading keys)" if raw else "tty cooked"
+        case End(how=how):
+            return f"session {how}"
+        case _:
+            return None
 
 
 def _events_html(recording: Recording) -> str:
     waits = {w["id"]: w for w in _waits(recording)}
     items = []
     for event in recording.events:
-        if event.kind == rec.WAIT_START:
-            w = waits.get(_details(event).get("id"))
+        if isinstance(event, WaitStarted):
+            w = waits.get(event.id)
             if w is None:
                 continue
             since = f" since {w['since']}" if w["since"] else ""
             text = (f"wait #{w['id']} for {w['predicate']}{since} (timeout {w['timeout']} s): "
                     f"{w['outcome']} after {w['end'] - w['start']:.3f} s")
             kind = f"wait {_outcome_class(w['outcome'])}"
-        elif event.kind in (rec.INPUT, rec.NOTE, rec.WARNING, rec.EXIT, rec.RESIZE, rec.TTY,
-                            rec.END):
-            text = _event_text(event)
-            kind = {rec.INPUT: "input", rec.NOTE: "note", rec.WARNING: "warning",
-                    rec.EXIT: "exit", rec.RESIZE: "resize", rec.TTY: "tty",
-                    rec.END: "end"}[event.kind]
         else:
-            continue
+            line = _event_text(event)
+            if line is None:
+                continue
+            text = line
+            kind = _tick_class(event) or type(event).__name__.lower()
+            if isinstance(event, TtyMode):
+                kind = "tty"
         items.append(
             f'<li class="ev {kind}" data-t="{_t(event.t)}"><span class="at">'
-            f"{event.t:9.3f} s</span> {_esc(text)}</li>"
+            f"{event.t:9.3f} s</span> {escape(text)}</li>"
         )
     return '<ol id="events">\n' + "\n".join(items) + "\n</ol>"
 

@@ -21,19 +21,20 @@ import anyio
 
 from ._live import spawn
 from ._terminal import QUERY_KINDS
+from .events import Event, Output
 
 
 async def record_interactively(cmd: list[str], output: str, cols: int, rows: int) -> int | None:
     stdin = sys.stdin.fileno()
     stdout = sys.stdout.fileno()
     saved = termios.tcgetattr(stdin) if os.isatty(stdin) else None
-    session = spawn(cmd, cols=cols, rows=rows, record=output)
     # The user's terminal answers queries; two answers would confuse the program.
-    session.terminal.policy.update({kind: "ignore" for kind in QUERY_KINDS})
+    session = spawn(cmd, cols=cols, rows=rows, record=output,
+                    policy=dict.fromkeys(QUERY_KINDS, "ignore"))
 
-    def show(kind: str, t: float, data: object) -> None:
-        if kind == "output" and isinstance(data, bytes):
-            os.write(stdout, data)
+    def show(event: Event) -> None:
+        if isinstance(event, Output):
+            os.write(stdout, event.data)
 
     session.listeners.append(show)
 

@@ -8,6 +8,8 @@ keys mode (DECCKM) the program set: ``ESC O A`` instead of ``ESC [ A``.
 
 from __future__ import annotations
 
+from ._errors import UnknownKey
+
 _PLAIN = {
     "enter": b"\r", "return": b"\r", "tab": b"\t", "escape": b"\x1b", "esc": b"\x1b",
     "backspace": b"\x7f", "space": b" ", "delete": b"\x1b[3~", "insert": b"\x1b[2~",
@@ -28,10 +30,6 @@ KEY_NAMES = tuple(sorted(
     set(_PLAIN) | set(_CURSOR) | set(_FUNCTION_SS3) | set(_FUNCTION_TILDE)
     | {"shift+tab", "ctrl+LETTER", "alt+KEY"}
 ))
-
-
-class UnknownKey(ValueError):
-    """A key name termsim does not know."""
 
 
 def key_bytes(name: str, *, application_cursor: bool = False) -> bytes:

@@ -1,12 +1,12 @@
-"""Session recordings: a streaming, crash-safe msgpack file, and its reader.
+"""The recording file: a streaming, crash-safe msgpack file, its writer and its reader.
 
 Layout (``docs/recording-format.md`` is the full description)::
 
     MAGIC (13 bytes: b"\\x89TERMSIM\\r\\n\\x1a\\n\\x00")
     header   msgpack map: format, version [major, minor], argv, cwd, cols, rows,
-             term, env (allowlisted), versions, started (ISO 8601 UTC),
+             term, env (allowlisted), policy, versions, started (ISO 8601 UTC),
              then its CRC-32 (a msgpack unsigned integer)
-    event*   msgpack array: [kind, t_us, *data], then its CRC-32
+    event*   msgpack array: [kind, t_us, *fields] (see ``_codec``), then its CRC-32
 
 The CRC after each record is what tells a damaged file from a valid one: a
 flipped byte inside an output payload is still valid msgpack.
@@ -16,7 +16,11 @@ killed with SIGKILL leaves a file that reads back up to its last event. A
 reader that meets a truncated last event stops there and reports the file as
 incomplete, with the byte offset; one that meets garbage in the middle raises
 :class:`~termsim.RecordingError` naming the offset. Unknown header keys and
-unknown event kinds are kept and skipped, so minor versions can add them.
+unknown event kinds are kept, so minor versions can add them.
+
+This module knows the file, not the emulator: it reads back the same
+:mod:`termsim.events` values that were written, and turning them into screens
+is :mod:`termsim._playback`'s job.
 """
 
 from __future__ import annotations
@@ -29,53 +33,33 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
 
+from ._codec import decode, encode
 from ._errors import RecordingError
-from ._snapshot import Snapshot
-from ._terminal import QUERY_KINDS, Terminal
+from .events import End, Event, Exit, WaitEnded, WaitStarted
 
 MAGIC = b"\x89TERMSIM\r\n\x1a\n\x00"
 FORMAT = "termsim-recording"
-VERSION = (1, 0)
+#: 1.1 added ``secret`` and ``tracked`` to input events and the ``c`` event
+#: (the program read an input); 1.0 files read back with their defaults.
+VERSION = (1, 1)
 #: Environment variables worth knowing when reading a failure, and safe to keep.
 ENV_ALLOWLIST = (
     "TERM", "LANG", "LC_ALL", "LC_CTYPE", "COLORTERM", "NO_COLOR", "PROMPT_TOOLKIT_NO_CPR",
     "PROMPT_TOOLKIT_COLOR_DEPTH", "PYTHONIOENCODING", "CI",
 )
 
-# Event kinds. One or two letters each: recordings are mostly output events.
-OUTPUT = "o"       # [t, bytes]: output exactly as read, chunk boundaries kept
-INPUT = "i"        # [t, bytes, origin]: typed text, key, raw bytes
-REPLY = "q"        # [t, bytes]: a query reply the terminal wrote
-RESIZE = "r"       # [t, cols, rows]
-TTY = "y"          # [t, raw]: the tty went raw (True) or cooked (False)
-WAIT_START = "w"   # [t, {id, predicate, since, timeout}]
-WAIT_END = "W"     # [t, {id, outcome}]
-NOTE = "n"         # [t, label]
-WARNING = "!"      # [t, message]
-EXIT = "x"         # [t, status]
-UNKNOWN = "u"      # [t, {kind: count}]: sequences the terminal did not understand
-END = "e"          # [t, how]: the session closed; the file is complete
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    kind: str
-    #: Seconds since the session started.
-    t: float
-    data: tuple[Any, ...]
-    #: Byte offset of the event in the file.
-    offset: int
+E = TypeVar("E", bound=Event)
 
 
 @dataclass(frozen=True, slots=True)
 class WaitRecord:
     """One wait of a recorded session: its start event paired with its end."""
 
-    id: Any
+    id: int
     predicate: str
     since: str | None
     timeout: float | None
@@ -84,12 +68,6 @@ class WaitRecord:
     end: float | None
     #: ``"matched"``, ``"timed out"``, ``"program exited"``... or ``"unfinished"``.
     outcome: str
-
-
-def _details(event: Event | None) -> dict[str, Any]:
-    if event is None or not event.data or not isinstance(event.data[0], dict):
-        return {}
-    return event.data[0]
 
 
 def _versions() -> dict[str, str]:
@@ -106,8 +84,9 @@ def _versions() -> dict[str, str]:
 
 def make_header(
     *, argv: Sequence[str], cwd: str | None, cols: int, rows: int, env: Mapping[str, str],
-    policy: Mapping[str, str] | None = None,
+    policy: Mapping[str, object] | None = None,
 ) -> dict[str, Any]:
+    """The header of a new recording."""
     return {
         "format": FORMAT,
         "version": list(VERSION),
@@ -126,8 +105,13 @@ def make_header(
     }
 
 
-class Recorder:
-    """Appends events to a recording file, one write per event."""
+class RecordingWriter:
+    """Appends events to a recording file, one ``write(2)`` per event.
+
+    It writes what it is given: redaction happens before (the session's
+    :class:`~termsim._recorder.Recorder`), so this also serves converters
+    (asciicast import) and tools that build recordings.
+    """
 
     def __init__(
         self, path: str | os.PathLike[str], header: Mapping[str, Any],
@@ -141,6 +125,7 @@ class Recorder:
             raise RecordingError(f"cannot write the recording: {exc.strerror}",
                                  path=self.path) from None
         self._packer = msgpack.Packer(use_bin_type=True)
+        #: Why writing stopped (a full disk...), or None.
         self.failed: str | None = None
         self._write(MAGIC + self._record(dict(header)))
         if self.failed:
@@ -150,6 +135,10 @@ class Recorder:
             os.close(self._fd)
             raise RecordingError(f"cannot write the recording: {self.failed}", path=self.path)
         self._on_failure = on_failure
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
 
     def _write(self, data: bytes) -> None:
         if self._fd < 0 or self.failed:
@@ -170,31 +159,39 @@ class Recorder:
         crc: bytes = self._packer.pack(zlib.crc32(packed))
         return packed + crc
 
-    def event(self, kind: str, t: float, *data: Any) -> None:
-        self._write(self._record([kind, round(t * 1_000_000), *data]))
+    def write(self, event: Event) -> None:
+        """Append one event. Hot path: ``benchmarks/bench_recording.py``."""
+        self._write(self._record(encode(event)))
 
     def close(self, t: float, how: str) -> None:
+        """Write the end event (the file is then complete) and close."""
         if self._fd < 0:
             return
-        self.event(END, t, how)
+        self.write(End(t, how))
         os.close(self._fd)
         self._fd = -1
 
 
 class Recording:
-    """A recording read back: header, events, and the screens they make."""
+    """A recording read back: its header and the events, as :mod:`termsim.events` values.
+
+    For the screens they make, see :class:`termsim.Playback`.
+    """
 
     def __init__(
-        self, path: str, header: dict[str, Any], events: list[Event], complete: bool,
-        stopped_at: int | None, size: int,
+        self, path: str, header: dict[str, Any], events: list[Event], offsets: list[int],
+        complete: bool, stopped_at: int | None, size: int,
     ) -> None:
         self.path = path
         self.header = header
         self.events = events
+        #: The byte offset of each event in the file (for messages that say where).
+        self.offsets = offsets
         #: False when the file ends without its end event (a crash, a kill).
         self.complete = complete
         #: Where an incomplete file stops being readable (byte offset).
         self.stopped_at = stopped_at
+        #: The file's size in bytes.
         self.size = size
 
     @classmethod
@@ -209,6 +206,7 @@ class Recording:
 
     @classmethod
     def from_bytes(cls, data: bytes, *, path: str = "<bytes>") -> Recording:
+        """Read a recording held in memory (``path`` only names it in errors)."""
         if not data.startswith(MAGIC):
             if MAGIC.startswith(data):
                 raise RecordingError("the file is empty or cut inside its signature",
@@ -223,24 +221,30 @@ class Recording:
         header = first[0]
         _check_header(header, path)
         events: list[Event] = []
+        offsets: list[int] = []
         complete = False
         for obj, offset in records:
             if complete:
                 raise RecordingError("data after the end of the recording", path=path,
                                      offset=offset)
             if not isinstance(obj, list) or len(obj) < 2 or not isinstance(obj[0], str) \
-                    or not isinstance(obj[1], int):
+                    or not isinstance(obj[1], int) or isinstance(obj[1], bool):
                 raise RecordingError(f"damaged event {_short(obj)}", path=path, offset=offset)
-            event = Event(obj[0], obj[1] / 1_000_000, tuple(obj[2:]), offset)
+            try:
+                event = decode(obj)
+            except ValueError as exc:
+                raise RecordingError(str(exc), path=path, offset=offset) from None
             events.append(event)
-            complete = event.kind == END
+            offsets.append(offset)
+            complete = isinstance(event, End)
         stopped_at = None if complete else reader.readable_end
-        return cls(path, header, events, complete, stopped_at, len(data))
+        return cls(path, header, events, offsets, complete, stopped_at, len(data))
 
     # -- summaries ---------------------------------------------------------------------
 
     @property
     def duration(self) -> float:
+        """Seconds from the start to the last event."""
         return self.events[-1].t if self.events else 0.0
 
     @property
@@ -252,80 +256,49 @@ class Recording:
         return int(self.header.get("rows", 24))
 
     @property
-    def exit_status(self) -> int | None:
-        for event in reversed(self.events):
-            if event.kind == EXIT:
-                return int(event.data[0]) if event.data[0] is not None else None
-        return None
+    def version(self) -> tuple[int, int]:
+        """The format version the file was written in."""
+        v = self.header.get("version") or [1, 0]
+        return int(v[0]), int(v[1]) if len(v) > 1 and isinstance(v[1], int) else 0
 
-    def of_kind(self, kind: str) -> Iterator[Event]:
-        return (e for e in self.events if e.kind == kind)
+    @property
+    def exit_status(self) -> int | None:
+        """The program's exit status (negative for a signal); None if it had not exited."""
+        exits = list(self.of_type(Exit))
+        return exits[-1].status if exits else None
+
+    @property
+    def end(self) -> End | None:
+        """The end event (how the session closed), or None for an incomplete file."""
+        last = self.events[-1] if self.events else None
+        return last if isinstance(last, End) else None
+
+    def of_type(self, kind: type[E]) -> Iterator[E]:
+        """The events of one type, in order: ``recording.of_type(events.Output)``."""
+        return (e for e in self.events if isinstance(e, kind))
 
     def waits(self) -> list[WaitRecord]:
         """Every wait, in the order they started, paired by id with its end."""
-        ends: dict[Any, Event] = {}
-        for event in self.of_kind(WAIT_END):
-            ends.setdefault(_details(event).get("id"), event)
+        ends: dict[int, WaitEnded] = {}
+        for end in self.of_type(WaitEnded):
+            ends.setdefault(end.id, end)
         out = []
-        for event in self.of_kind(WAIT_START):
-            d = _details(event)
-            end = ends.pop(d.get("id"), None)
-            timeout = d.get("timeout")
+        for start in self.of_type(WaitStarted):
+            finished = ends.pop(start.id, None)
             out.append(WaitRecord(
-                d.get("id"), str(d.get("predicate", "?")), d.get("since"),
-                float(timeout) if isinstance(timeout, (int, float)) else None, event.t,
-                end.t if end is not None else None,
-                str(_details(end).get("outcome", "?")) if end is not None else "unfinished",
+                start.id, start.predicate, start.since, start.timeout, start.t,
+                finished.t if finished is not None else None,
+                finished.outcome if finished is not None else "unfinished",
             ))
-        for key, end in ends.items():  # an end without its start: a damaged file
-            out.append(WaitRecord(key, "?", None, None, end.t, end.t,
-                                  str(_details(end).get("outcome", "?"))))
+        for key, finished in ends.items():  # an end without its start: a damaged file
+            out.append(WaitRecord(key, "?", None, None, finished.t, finished.t,
+                                  finished.outcome))
         return out
-
-    def terminal_at(self, seconds: float | None = None) -> Terminal:
-        """A terminal fed every event up to ``seconds`` (the end if None).
-
-        It answers queries under the recorded policy, so its ``queries`` and
-        ``unknown`` say what the live terminal answered and did not understand.
-        """
-        policy = self.header.get("policy") or {}
-        terminal = Terminal(
-            self.cols, self.rows, policy={k: v for k, v in policy.items() if k in QUERY_KINDS},
-        )
-        for event in self.events:
-            if seconds is not None and event.t > seconds:
-                break
-            apply_to_terminal(terminal, event)
-        return terminal
-
-    def screen_at(self, seconds: float | None = None) -> Snapshot:
-        """The screen after every output event up to ``seconds`` (the end if None)."""
-        return self.terminal_at(seconds).screen
 
     def __repr__(self) -> str:
         state = "complete" if self.complete else f"incomplete, stops at byte {self.stopped_at}"
         summary = f"{len(self.events)} events, {self.duration:.3f} s"
         return f"<Recording {self.path!r} {summary}, {state}>"
-
-
-def apply_to_terminal(terminal: Terminal, event: Event) -> bool:
-    """Apply an event that changes the screen; True if it was one.
-
-    A reply event marks the oldest deferred query answered: that is when the
-    live session sent it.
-    """
-    if event.kind == OUTPUT:
-        terminal.feed(bytes(event.data[0]))
-        return True
-    if event.kind == RESIZE:
-        terminal.resize(int(event.data[0]), int(event.data[1]))
-        return True
-    if event.kind == REPLY:
-        terminal.take_deferred()
-        waiting = next((q for q in terminal.queries if q.status == "deferred"), None)
-        if waiting is not None:
-            waiting.status = "answered"
-    return False
 
 
 class _RecordReader:

@@ -1,57 +1,57 @@
 """Offline replay: a recording drives the same Terminal and the same Engine.
 
 The replay is a :class:`~termsim._engine.Source` whose ``run_until`` *is* the
-program: it applies recorded events (output, resizes, tty mode changes, the
-exit) in order on a virtual clock until the wait's event is set or the
-clock reaches the wait's deadline. So a test written against ``spawn`` runs
-unchanged against ``replay``, and fails at the same point with the same
-screen; a two-minute boot hang reaches its ``WaitTimeout`` in milliseconds.
+program: it applies the recorded events (output, tty mode changes, replies,
+the program's reads, the exit) to the engine in order, on a virtual clock,
+until the wait's event is set or the clock reaches the wait's deadline. It
+never goes past the next recorded input or resize: the program got those
+from the test, and what followed may have been its answer, so it waits
+until the test sends them. So a test
+written against ``spawn`` runs unchanged against ``replay``, and fails at
+the same point with the same screen; a two-minute boot hang reaches its
+``WaitTimeout`` in milliseconds.
 
 Input the test sends is checked against the input recorded at that point;
 output recorded before that input is applied first, exactly as the live
 session had read it. Query replies are recomputed by the terminal, never
-copied from the file.
+copied from the file. The recorded waits and notes belong to the run that
+made the file and are not replayed: the test's own waits are what run now,
+and they reach the replay's listeners as events, as in a live session.
 """
 
 from __future__ import annotations
 
 import os
-from types import TracebackType
 
 import anyio
 
-from . import _recording as rec
 from ._driver import Driver
 from ._engine import Engine, Mark
-from ._errors import SessionClosed, TermsimError
-from ._recording import Event, Recording
-
-
-class ReplayDivergence(TermsimError):
-    """The test sent input the recording does not have at that point."""
+from ._errors import ReplayDivergence, SessionClosed
+from ._playback import terminal_for
+from ._recording import Recording
+from .events import Event, Exit, Input, InputRead, Output, Reply, Resize, TtyMode, Warned
 
 
 class ReplaySession(Driver):
     """What :func:`termsim.replay` returns: a session whose program is a file."""
 
-    def __init__(self, recording: Recording, *, speed: float | None, strict: bool) -> None:
+    def __init__(self, recording: Recording, *, speed: float | None, strict: bool,
+                 timeout: float = 10.0, stall: float | None = None) -> None:
+        super().__init__(timeout=timeout, stall=stall)
         if speed is not None and not speed > 0:
             raise ValueError(f"speed must be > 0, not {speed!r}")
         self.recording = recording
         self.speed = speed
         self.strict = strict
-        self.terminal = recording.terminal_at(-1.0)  # the recorded policy, no events
-        self.engine = Engine(self.terminal, self)
+        self.terminal = terminal_for(recording)
+        self.engine = Engine(self.terminal, self, self._emit)
         self.engine.recording = recording.path
         #: Inputs that did not match the recording (lenient mode).
         self.divergences: list[str] = []
-        self.warnings: list[str] = []
         self._events = recording.events
         self._next = 0
         self._clock = 0.0
-        self._last_output: float | None = None
-        self._tty: bool | None = None
-        self._inputs = 0
         self._closed = False
 
     # -- the Source protocol -------------------------------------------------------
@@ -59,11 +59,11 @@ class ReplaySession(Driver):
     def now(self) -> float:
         return self._clock
 
-    def silent_for(self) -> float | None:
-        return None if self._last_output is None else self._clock - self._last_output
-
     def input_ready(self) -> bool | None:
-        return self._tty
+        return self.engine.tty_raw
+
+    def catch_up(self) -> None:
+        pass  # the clock stands still between recorded events
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
         await anyio.lowlevel.checkpoint()
@@ -72,7 +72,9 @@ class ReplaySession(Driver):
                 self._advance_clock(deadline)  # the recording says nothing more
                 return
             upcoming = self._events[self._next]
-            if upcoming.t > deadline:
+            if upcoming.t > deadline or isinstance(upcoming, Input | Resize):
+                # The program waits for the input the test has not sent yet:
+                # what it did next was in answer, so only the clock moves.
                 self._advance_clock(deadline)
                 return
             await self._advance_clock_async(upcoming.t)
@@ -88,31 +90,20 @@ class ReplaySession(Driver):
         self._advance_clock(t)
 
     def _apply(self, event: Event) -> None:
+        """What the program did, as the live session saw it (the replies it is
+        owed were written at the time; here they go nowhere)."""
         self._advance_clock(event.t)
-        kind = event.kind
-        if kind == rec.OUTPUT:
-            self._last_output = event.t
-            self.engine.feed(bytes(event.data[0]))  # the replies go nowhere
-        elif rec.apply_to_terminal(self.terminal, event):
-            self.engine.notify()
-        elif kind == rec.TTY:
-            self._tty = bool(event.data[0]) if event.data[0] is not None else None
-            self.engine.notify()
-        elif kind == rec.EXIT:
-            self.engine.process_exited(event.data[0])
-        elif kind == rec.WARNING:
-            self.warnings.append(str(event.data[0]))
+        match event:
+            case Output() | Resize() | TtyMode() | Reply() | Exit() | InputRead():
+                self._emit(event)
+                self.engine.apply(event)
+            case Warned(message=message):
+                self.warnings.append(message)
+                self._emit(event)
+            case _:
+                pass  # the recorded run's inputs, waits and notes
 
     # -- lifecycle -----------------------------------------------------------------------
-
-    async def __aenter__(self) -> ReplaySession:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         self._closed = True
@@ -120,15 +111,16 @@ class ReplaySession(Driver):
 
     # -- input -----------------------------------------------------------------------------
 
-    async def _catch_up_to(self, kind: str, label: str) -> Event | None:
+    async def _catch_up_to(self, kind: type[Input] | type[Resize], label: str) -> Event | None:
         """Apply the events before the next ``kind`` event; return it (consumed)."""
         if self._closed:
             raise SessionClosed("the replay is closed")
         j = self._next
-        while j < len(self._events) and self._events[j].kind != kind:
+        while j < len(self._events) and not isinstance(self._events[j], kind):
             j += 1
         if j >= len(self._events):
-            self._diverge(f"{label}: the recording has no more {_KIND_NAMES[kind]} here")
+            what = "input" if kind is Input else "resize"
+            self._diverge(f"{label}: the recording has no more {what} here")
             return None
         while self._next < j:
             upcoming = self._events[self._next]
@@ -146,39 +138,34 @@ class ReplaySession(Driver):
             raise ReplayDivergence(message)
         self.divergences.append(message)
 
-    async def _send_input(self, data: bytes, label: str, *, keys: bool) -> Mark:
-        recorded = await self._catch_up_to(rec.INPUT, label)
-        self._inputs += 1
-        mark = Mark(self._inputs, self.terminal.generation, self._clock, label)
-        self.engine.input_sent(mark)
-        if recorded is not None and bytes(recorded.data[0]) != data:
-            self._diverge(
-                f"{label} sends {data!r}, the recording has {bytes(recorded.data[0])!r} "
-                f"({recorded.data[1] if len(recorded.data) > 1 else 'input'})"
-            )
+    async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
+        recorded = await self._catch_up_to(Input, label)
+        tracked = isinstance(recorded, Input) and recorded.tracked
+        mark = self._mark(label, tracked=tracked)
+        if isinstance(recorded, Input):
+            secret = secret or recorded.secret
+            # A secret was recorded as a mask: there is nothing to compare.
+            if not recorded.secret and recorded.data != data:
+                self._diverge(f"{label} sends {data!r}, the recording has "
+                              f"{recorded.data!r} ({recorded.label})")
+        self._emit(Input(mark.at, data, label, secret, tracked))
         return mark
 
     async def resize(self, cols: int, rows: int) -> Mark:
-        recorded = await self._catch_up_to(rec.RESIZE, f"resize {cols}x{rows}")
-        if recorded is not None:
-            if (int(recorded.data[0]), int(recorded.data[1])) != (cols, rows):
+        """Resize as the recording did (a different size is a divergence)."""
+        recorded = await self._catch_up_to(Resize, f"resize {cols}x{rows}")
+        if isinstance(recorded, Resize):
+            if (recorded.cols, recorded.rows) != (cols, rows):
                 self._diverge(f"resize to {cols}x{rows}, the recording has "
-                              f"{recorded.data[0]}x{recorded.data[1]}")
-            self.terminal.resize(int(recorded.data[0]), int(recorded.data[1]))
-        self._inputs += 1
-        mark = Mark(self._inputs, self.terminal.generation, self._clock, f"resize {cols}x{rows}")
-        self.engine.notify()
-        return mark
-
-    def note(self, label: str) -> None:
-        pass
-
-
-_KIND_NAMES = {rec.INPUT: "input", rec.RESIZE: "resize"}
+                              f"{recorded.cols}x{recorded.rows}")
+            self._emit(recorded)
+            self.engine.apply(recorded)
+        return self._mark(f"resize {cols}x{rows}")
 
 
 def replay(
     path: str | os.PathLike[str], *, speed: float | None = None, strict: bool = True,
+    timeout: float = 10.0, stall: float | None = None,
 ) -> ReplaySession:
     """Replay a recording through the same terminal and waiting engine.
 
@@ -187,5 +174,7 @@ def replay(
     in milliseconds) unless ``speed`` is given (1.0 = real time). Input that
     differs from the recording raises :class:`ReplayDivergence`; with
     ``strict=False`` it is listed in ``term.divergences`` instead.
+    ``timeout`` and ``stall``: the defaults of its waits, as in :func:`spawn`.
     """
-    return ReplaySession(Recording.open(path), speed=speed, strict=strict)
+    return ReplaySession(Recording.open(path), speed=speed, strict=strict, timeout=timeout,
+                         stall=stall)

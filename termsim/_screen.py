@@ -44,8 +44,8 @@ What this subclass changes, and why:
   - 47 and 1047 switch buffers without clearing on entry, 1047 clears the
     alternate buffer on exit, 1049 saves the cursor (as DECSC) and clears;
     1048 is DECSC/DECRC.
-* The query answers themselves live in ``_terminal.py``, beside the table of
-  queries; this module only owns screen state.
+* The query answers themselves live in ``_queries.py``, which reads this
+  screen's state; this module only owns it.
 
 Why this module is long: it is one class, and each override here interacts
 with the others (a pending wrap, erase colours, scrolling, the alternate
@@ -55,7 +55,7 @@ buffer); read apart, they would hide how they depend on each other.
 from __future__ import annotations
 
 import unicodedata
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -77,6 +77,9 @@ _MAX_GLYPH_CACHES = 512
 _SHORT_RUN = 8
 
 
+#: Rows kept after they scroll off the top, for transcripts (the oldest go).
+HISTORY_ROWS = 2_000
+
 def _new_buffer(default: Char) -> defaultdict[int, StaticDefaultDict[int, Char]]:
     return defaultdict(lambda: StaticDefaultDict(default))
 
@@ -96,6 +99,12 @@ class TermScreen(pyte.Screen):
         self.title_stack: list[str] = []
         #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
         self._saved: list[_Saved | None] = [None, None]
+        #: Rows that scrolled off the top of the primary screen, newest last
+        #: (``None``: a blank row), for transcripts. Kept as pyte rows (their
+        #: text is built only when asked) and capped at ``HISTORY_ROWS``.
+        self.history: deque[StaticDefaultDict[int, Char] | None] = deque(maxlen=HISTORY_ROWS)
+        #: How many rows ever scrolled off (more than ``history`` keeps).
+        self.scrolled = 0
         super().__init__(columns, lines)
         # pyte's factory builds each new row through typing's generic alias
         # (``StaticDefaultDict[int, Char](...)``), slow on every scroll.
@@ -469,7 +478,10 @@ class TermScreen(pyte.Screen):
         # Scroll the region up one row; inlined, this is the hot path.
         buffer = self.buffer
         pop = buffer.pop
-        pop(top, None)
+        gone = pop(top, None)
+        if top == 0 and not self.alternate:
+            self.history.append(gone)
+            self.scrolled += 1
         for row in range(top + 1, bottom + 1):
             line = pop(row, None)
             if line is not None:
@@ -512,9 +524,14 @@ class TermScreen(pyte.Screen):
             region_top, bottom = 0, self.lines - 1
         else:
             region_top, bottom = margins
+        scrolls_off = top is None and region_top == 0 and not self.alternate  # not DL
         if top is None:
             top = region_top
         buffer = self.buffer
+        if scrolls_off:
+            for y in range(min(count, bottom + 1)):
+                self.history.append(buffer.get(y))
+            self.scrolled += min(count, bottom + 1)
         if count == 1:
             pop = buffer.pop
             pop(top, None)

@@ -8,13 +8,28 @@ Rows and columns are 0-based; negative indexes count from the bottom/right.
 Each row is kept as the terminal's own row of cells (shared, never mutated,
 between snapshots whose row did not change), so building one costs a copy of
 the rows that changed and nothing else.
+
+Renderers read a row as :class:`Run` values (:meth:`Snapshot.runs`): cells of
+one style grouped, the only view of a row they need, so that nothing outside
+this module knows how pyte stores a cell. Grouping is the costly part of
+drawing a row, and a report draws thousands of snapshots that share most of
+their rows (the same row object while a row is unchanged, an equal one after
+a scroll), so runs are cached twice: each snapshot keeps the runs of the rows
+it was asked about, and a small module-wide cache finds them for other
+snapshots by content, keyed by the row's text (which each snapshot already
+has) and trusted only for equal cells (usually the very same row object).
+That cache is bounded, and holds no object per row besides the runs
+themselves: a page keeps tens of thousands of rows alive, and every object
+they hold makes each garbage collection slower.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from itertools import groupby, repeat
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
 
 from pyte.screens import Char
 
@@ -43,6 +58,26 @@ class Cell:
 
     char: str
     style: Style
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Cells of one style side by side, from :meth:`Snapshot.runs`.
+
+    The run covers columns ``col`` to ``col + width - 1``. A wide character
+    is a run of its own (``wide``, two columns, its text the character
+    once), and so is a cell holding several code points (a character with
+    combining marks, a ZWJ sequence); so every other run has exactly one
+    code point per column, and a renderer can cut it at any column
+    (``text[i]`` is column ``col + i``) or place each character on the grid
+    without knowing about Unicode widths.
+    """
+
+    col: int
+    text: str
+    style: Style
+    width: int
+    wide: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +124,145 @@ def _style_of(char: Char) -> Style:
 
 Row = Mapping[int, Char]
 
+#: A pyte character's attributes (all but its text), its text, and the
+#: attributes of a blank in the default style.
+_ATTRS = itemgetter(slice(1, None))
+_DATA = itemgetter(0)
+_PLAIN = Char(" ")[1:]
+#: Styles shared by the runs of every row (bounded: 24-bit colours are many).
+_STYLES: dict[Any, Style] = {}
+_MAX_STYLES = 1 << 14
+
+
+def _interned_style(attrs: Any, char: Char) -> Style:
+    """One ``Style`` object per set of attributes, so that a renderer can
+    memoise what it derives from a style by identity."""
+    style = _STYLES.get(attrs)
+    if style is None:
+        if len(_STYLES) >= _MAX_STYLES:
+            _STYLES.clear()
+        style = _STYLES[attrs] = _style_of(char)
+    return style
+
+
+def _group(row: Row, cols: int, default: Char) -> tuple[Run, ...]:
+    """A row's runs (see :meth:`Snapshot.runs`). Hot for a report (one call
+    per row content, thousands), so rows are grouped with C-level tools, a
+    cell at a time only where a cell is not one code point."""
+    end = cols
+    if default[1:] == _PLAIN and default.data == " ":
+        # Past the last stored cell, everything is a default blank.
+        end = min(cols, max(row) + 1) if row else 0
+    chars: list[Char] = list(map(row.get, range(end), repeat(default, end)))
+    end = _trimmed(chars, end)
+    if not end:
+        return ()
+    del chars[end:]
+    datas: list[str] = list(map(_DATA, chars))
+    text = "".join(datas)
+    if len(text) == end and "" not in datas:
+        return tuple(_plain_runs(chars, text, 0))
+    return _odd_runs(chars, datas)
+
+
+def _trimmed(chars: list[Char], end: int) -> int:
+    """Where the row ends once its trailing default blanks are left out."""
+    while end and chars[end - 1].data == " " and chars[end - 1][1:] == _PLAIN:
+        end -= 1
+    return end
+
+
+def _plain_runs(chars: list[Char], text: str, col: int) -> list[Run]:
+    """Runs of cells of one code point each, starting at column ``col``."""
+    runs = []
+    at = 0
+    styles = _STYLES
+    for attrs, group in groupby(chars, _ATTRS):
+        cells = list(group)
+        width = len(cells)
+        style = styles.get(attrs) or _interned_style(attrs, cells[0])
+        runs.append(Run(col + at, text[at:at + width], style, width))
+        at += width
+    return runs
+
+
+def _odd_runs(chars: list[Char], datas: list[str]) -> tuple[Run, ...]:
+    """``_group`` for a row with cells that are not one code point: wide
+    characters and their right halves, characters with combining marks."""
+    # Cells that are runs of their own: column -> (text, width, wide).
+    alone: dict[int, tuple[str, int, bool]] = {}
+    orphans = []
+    for x in [x for x, data in enumerate(datas) if len(data) != 1]:
+        data = datas[x]
+        if data:
+            alone[x] = (data, 1, False)
+        elif x and datas[x - 1]:
+            alone[x - 1] = (datas[x - 1], 2, True)  # x is its right half
+        else:
+            # A right half whose left half is gone: a terminal never leaves
+            # one (an edit that splits a wide character blanks both halves);
+            # it reads as the blank it looks like.
+            orphans.append(x)
+    for x in orphans:
+        chars[x] = chars[x]._replace(data=" ")
+        datas[x] = " "
+    end = len(chars)
+    while end:
+        end = _trimmed(chars, end)  # blanks that were right halves may end it now
+        last = alone.get(end - 2)
+        if last is None or last[:2] != (" ", 2) or chars[end - 2][1:] != _PLAIN:
+            break
+        end -= 2  # a wide blank in the default style (never from a terminal)
+    runs: list[Run] = []
+    x = 0
+    for col in sorted(c for c in alone if c < end):
+        if x < col:
+            runs += _plain_runs(chars[x:col], "".join(datas[x:col]), x)
+        text, width, wide = alone[col]
+        runs.append(Run(col, text, _interned_style(chars[col][1:], chars[col]), width, wide))
+        x = col + width
+    if x < end:
+        runs += _plain_runs(chars[x:end], "".join(datas[x:end]), x)
+    return tuple(runs)
+
+
+_Key = tuple[str, int, Char]
+
+
+class _RunsCache:
+    """Runs by row content, for the rows seen lately.
+
+    Keyed by (row text, cols, blank), which each snapshot has at hand; the
+    text only narrows the search, and runs are reused only for equal cells
+    (the same row object, usually, so ``is`` settles it). Two generations of
+    at most ``size`` rows each: a row in use is moved to the new one, so
+    memory stays bounded while a row that stays on screen is grouped once.
+    Each dict is only ever read, added to, or dropped whole, so threads
+    sharing it need no lock.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._new: dict[_Key, tuple[Row, tuple[Run, ...]]] = {}
+        self._old: dict[_Key, tuple[Row, tuple[Run, ...]]] = {}
+
+    def runs(self, row: Row, text: str, cols: int, default: Char) -> tuple[Run, ...]:
+        key = (text, cols, default)
+        new = self._new
+        known = new.get(key)
+        if known is not None and (known[0] is row or known[0] == row):
+            return known[1]
+        known = self._old.get(key)
+        if known is None or (known[0] is not row and known[0] != row):
+            known = (row, _group(row, cols, default))
+        if len(new) >= self._size:
+            self._old, self._new = new, {}
+        self._new[key] = known
+        return known[1]
+
+
+_CACHE = _RunsCache(256)
+
 
 def row_text(row: Row, cols: int) -> str:
     """A row's text: one character per column, wide characters once."""
@@ -113,6 +287,7 @@ class Snapshot:
     __slots__ = (
         "_cells",
         "_default",
+        "_runs",
         "alternate",
         "cols",
         "cursor",
@@ -135,6 +310,7 @@ class Snapshot:
     input_ready: bool | None
     _cells: tuple[Row, ...]
     _default: Char
+    _runs: list[tuple[Run, ...] | None] | None
 
     def __init__(
         self, *, cols: int, rows: int, cells: tuple[Row, ...], lines: tuple[str, ...],
@@ -153,6 +329,7 @@ class Snapshot:
         set_(self, "generation", generation)
         set_(self, "input_ready", input_ready)
         set_(self, "_default", default or Char(" "))
+        set_(self, "_runs", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Snapshot is immutable")
@@ -164,12 +341,14 @@ class Snapshot:
         """The same screen, with what the session knows about the tty."""
         if input_ready is self.input_ready:
             return self
-        return Snapshot(
+        snap = Snapshot(
             cols=self.cols, rows=self.rows, cells=self._cells, lines=self.lines,
             cursor=self.cursor, title=self.title, alternate=self.alternate,
             modes=self.modes, generation=self.generation, input_ready=input_ready,
             default=self._default,
         )
+        object.__setattr__(snap, "_runs", self._runs)  # the same rows, the same runs
+        return snap
 
     # -- reading ---------------------------------------------------------------
 
@@ -188,6 +367,36 @@ class Snapshot:
     def row_cells(self, row: int) -> tuple[Cell, ...]:
         r = _index(row, self.rows, "row")
         return tuple(self.cell(r, c) for c in range(self.cols))
+
+    def runs(self, row: int) -> tuple[Run, ...]:
+        """The row as runs of cells of one style, left to right, for renderers.
+
+        The runs cover the row from column 0 without gaps, up to its last
+        cell that is not a blank in the default style (``Style()``): those
+        trailing blanks are left out, so a blank row is ``()``, and the
+        columns from the end of the last run to ``cols`` are default blanks.
+        Blanks anywhere else, and blanks in any other style (reverse video
+        under DECSCNM, a coloured erase), are in the runs.
+
+        Adjacent runs may share a style: a wide character, or a cell of
+        several code points, is a run of its own (see :class:`Run`). A right
+        half left without its wide character reads as a blank. The cursor
+        plays no part: it is the renderer's to draw.
+
+        The result is cached for the row's cells, shared between snapshots
+        that share the row, so asking again is cheap, and an unchanged row
+        is grouped once however many snapshots show it.
+        """
+        r = row if 0 <= row < self.rows else _index(row, self.rows, "row")
+        known = self._runs
+        if known is None:
+            known = [None] * self.rows
+            object.__setattr__(self, "_runs", known)
+        runs = known[r]
+        if runs is None:
+            text = self.lines[r] if r < len(self.lines) else ""
+            runs = known[r] = _CACHE.runs(self._cells[r], text, self.cols, self._default)
+        return runs
 
     def span(self, row: int, start: int, stop: int) -> str:
         """Text of columns ``start:stop`` of a row, by column, not by character."""

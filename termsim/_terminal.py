@@ -7,23 +7,30 @@ Theory of operation
 every byte keeps its offset and an undecodable byte is drawn as U+FFFD), hands
 the text to the tokenizer (``_parser.py``), and the tokenizer calls the
 ``_Dispatch`` methods below, which drive a corrected pyte screen
-(``_screen.py``). A query (``ESC[6n`` and friends) is answered the moment the
+(``_screen.py``); SGR, the commonest sequence, has its own module
+(``_sgr.py``). A query (``ESC[6n`` and friends) is answered the moment the
 tokenizer reaches it, from the state the bytes *before* it produced: that is
-what a real terminal does, and what prompt_toolkit relies on. The replies of
-one ``feed()`` are returned in order; the caller writes them to the program.
+what a real terminal does, and what prompt_toolkit relies on. The dispatcher
+only recognises which kind of query a sequence is; the answer comes from the
+table in ``_queries.py``. The replies of one ``feed()`` are returned in
+order; the caller writes them to the program.
 
 Every query and its fate is logged in ``Terminal.queries``; how each kind is
-answered is a policy (``"answer"``, ``"ignore"`` or ``"defer"``), which is how a
-session reproduces a terminal that never answers CPR. Sequences termsim does
-not understand are counted in ``Terminal.unknown``, never silently dropped,
-and no byte sequence raises out of ``feed()`` or loses the bytes after it.
+answered is a policy (``"answer"``, ``"ignore"`` or a delay in seconds),
+which is how a session reproduces a terminal that never answers CPR, or one
+that answers late. Sequences termsim does not understand are counted in
+``Terminal.unknown``, never silently dropped, and no byte sequence raises out
+of ``feed()`` or loses the bytes after it.
 
 This module imports nothing that does I/O: no os, no clock, no event loop.
 
-Why this module is long: it holds the whole dispatch from tokens to screen
-operations and the table of queries and answers, which are rules to read
-together; the tokenizer (``_parser.py``) and the screen (``_screen.py``)
-are apart.
+Why this module is longer than 500 lines: it holds the whole dispatch from
+tokens to screen operations (which sequence does what, which are queries,
+which are counted as not understood), rules to read together, beside the
+``Terminal`` that owns the screen, the offsets and the query log. What can
+be read apart is apart: the tokenizer (``_parser.py``), the screen
+(``_screen.py``), SGR (``_sgr.py``) and the queries' answers
+(``_queries.py``).
 """
 
 from __future__ import annotations
@@ -32,259 +39,79 @@ import codecs
 import re
 from collections import Counter, deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import partial
-from typing import Literal
+from typing import NamedTuple
 
 import pyte
-from pyte import graphics as g
 from pyte import modes as mo
 from pyte.screens import Char
 
 from ._parser import Parser
+from ._queries import (
+    KINDS,
+    KNOWN_ANSI_MODES,
+    KNOWN_PRIVATE_MODES,
+    QUERY_KINDS,
+    Policy,
+    Query,
+    Request,
+    check_policy,
+    printable,
+)
 from ._screen import TermScreen
+from ._sgr import Sgr, SgrAction, true_colour
+from ._sgr import ints as _ints
 from ._snapshot import Cursor, Modes, Snapshot, row_text
 
-Policy = Literal["answer", "ignore", "defer"]
+__all__ = ["QUERY_KINDS", "Policy", "Query", "Terminal", "printable"]
 
-#: The queries termsim answers, and what each reply says.
-QUERY_KINDS: Mapping[str, str] = {
-    "cpr": "cursor position report, ESC[6n -> ESC[row;colR",
-    "decxcpr": "extended cursor position, ESC[?6n -> ESC[?row;col;1R",
-    "dsr": "device status, ESC[5n -> ESC[0n (ready)",
-    "da1": "primary device attributes, ESC[c -> ESC[?62;22c (VT220, ANSI colour)",
-    "da2": "secondary device attributes, ESC[>c -> ESC[>0;276;0c",
-    "window-size": "text area size, ESC[18t -> ESC[8;rows;colst",
-    "osc-fg": "foreground colour, OSC 10;? -> OSC 10;rgb:ffff/ffff/ffff",
-    "osc-bg": "background colour, OSC 11;? -> OSC 11;rgb:0000/0000/0000",
-    "osc-cursor": "cursor colour, OSC 12;? -> OSC 12;rgb:ffff/ffff/ffff",
-    "decrqm": "mode report, ESC[?Ps$p -> ESC[?Ps;Pm$y",
-}
-
-FOREGROUND = "rgb:ffff/ffff/ffff"
-BACKGROUND = "rgb:0000/0000/0000"
-_KNOWN_PRIVATE_MODES = frozenset(
-    {1, 3, 4, 5, 6, 7, 9, 12, 25, 47, 1000, 1002, 1003, 1004, 1005, 1006, 1015, 1047,
-     1048, 1049, 2004}
-)
 #: Private modes that change nothing termsim shows or tracks (input-side
 #: options, smooth scrolling, autorepeat, bell handling): set or reset
 #: without a count in ``Terminal.unknown``. Any other mode is counted.
 _INERT_PRIVATE_MODES = frozenset({8, 1007, 1034, 1035, 1036, 1037, 1039, 1042, 1043})
-_UNDERSTOOD_PRIVATE_MODES = _KNOWN_PRIVATE_MODES | _INERT_PRIVATE_MODES
+_UNDERSTOOD_PRIVATE_MODES = KNOWN_PRIVATE_MODES | _INERT_PRIVATE_MODES
 #: Private modes that are only a flag in the screen's ``mode`` (DECTCEM also
 #: shows or hides the cursor): no buffer switch, no homing, no resize.
 _FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 1047, 1048, 1049}
-#: ANSI modes pyte implements: IRM (4) and LNM (20).
-_KNOWN_ANSI_MODES = frozenset({4, 20})
 _MOUSE_MODES = ((1003, "any"), (1002, "button"), (1000, "normal"), (9, "x10"))
 _MOUSE_ENCODINGS = ((1006, "sgr"), (1015, "urxvt"), (1005, "utf8"))
-_MAX_PARAM = 65535
 #: How many CSI sequences keep a ready action (``_Dispatch.sequences``).
 _MAX_SEQUENCES = 4096
-#: Entries in each of the two SGR memos (``_Dispatch._sgr``).
-_MAX_SGR_MEMO = 4096
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 # OSC codes that are understood and have nothing to do with the screen.
 _IGNORED_OSC = frozenset(
     {"4", "7", "8", "9", "22", "50", "52", "104", "110", "111", "112", "133", "633",
      "697", "777", "1337"}
 )
-
-
-@dataclass
-class Query:
-    """A query the program sent, and what became of it."""
-
-    kind: str
-    #: The request as printable text, e.g. ``"ESC[6n"``.
-    request: str
-    #: Byte offset of the request's first byte in the program's output.
-    offset: int
-    #: The reply computed at that offset (``None`` when termsim has none).
-    reply: bytes | None
-    #: ``"answered"``, ``"ignored"`` (policy), ``"deferred"`` (reply not sent
-    #: yet), or ``"unsupported"`` (termsim has no answer for this kind).
-    status: str = "answered"
-    extra: dict[str, object] = field(default_factory=dict)
-
-    @property
-    def unanswered(self) -> bool:
-        return self.status != "answered"
-
-    def describe(self) -> str:
-        what = QUERY_KINDS.get(self.kind, self.kind)
-        return f"{self.request} ({what.split(',')[0]}) at output byte {self.offset}: {self.status}"
-
-
-def printable(seq: str) -> str:
-    """``"\\x1b[6n"`` -> ``"ESC[6n"``: escape sequences as people write them."""
-    out = []
-    for ch in seq:
-        if ch == "\x1b":
-            out.append("ESC")
-        elif ch == "\x07":
-            out.append("BEL")
-        elif ch < " " or "\x7f" <= ch <= "\x9f":
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-#: Parameters that ``int`` reads as they are: no empty one, no colon, none
-#: above ``_MAX_PARAM``.
-_PLAIN_PARAMS = re.compile(r"[0-9]{1,4}(?:;[0-9]{1,4})*")
-
-
-def _ints(params: str) -> list[int]:
-    """CSI parameters as integers; empty ones are 0, sub-parameters dropped."""
-    if not params:
-        return []
-    if _PLAIN_PARAMS.fullmatch(params):
-        return list(map(int, params.split(";")))
-    out = []
-    for p in params.split(";"):
-        if ":" in p:
-            p = p.split(":", 1)[0]
-        out.append(min(int(p), _MAX_PARAM) if p.isdigit() else 0)
-    return out
-
-
-def _sgr_params(params: str) -> tuple[int, ...]:
-    """SGR parameters, with colon sub-parameters (``38:2::r:g:b``) translated."""
-    if ":" not in params:
-        if _PLAIN_PARAMS.fullmatch(params):
-            return tuple(map(int, params.split(";")))
-        return tuple(_ints(params))
-    out: list[int] = []
-    for p in params.split(";"):
-        if ":" not in p:
-            out.append(min(int(p), _MAX_PARAM) if p.isdigit() else 0)
-            continue
-        sub = [min(int(s), _MAX_PARAM) if s.isdigit() else 0 for s in p.split(":")]
-        head = sub[0]
-        if head in (38, 48) and len(sub) > 1:
-            if sub[1] == 5 and len(sub) >= 3:
-                out += [head, 5, sub[2]]
-            elif sub[1] == 2:
-                rgb = sub[-3:] if len(sub) >= 5 else [*sub[2:], 0, 0, 0][:3]
-                out += [head, 2, *rgb]
-        elif head == 58:
-            pass  # underline colour (58:2::r:g:b): not kept, and its numbers are no SGR
-        elif head == 4:
-            out.append(24 if len(sub) > 1 and sub[1] == 0 else 4)
-        else:
-            out.append(head)
-    return tuple(out)
-
-
-#: What one SGR code sets, as pyte's ``select_graphic_rendition`` does it:
-#: code -> (field of ``Char``, value). 0, 38 and 48 are apart; pyte drops
-#: every other code (dim, conceal, overline...), and termsim counts them.
-_SGR_FIELDS: dict[int, tuple[str, object]] = {
-    **{code: ("fg", colour) for code, colour in g.FG_ANSI.items()},
-    **{code: ("bg", colour) for code, colour in g.BG_ANSI.items()},
-    **{code: ("fg", colour) for code, colour in g.FG_AIXTERM.items()},
-    **{code: ("bg", colour) for code, colour in g.BG_AIXTERM.items()},
-    **{code: (name[1:], name[0] == "+") for code, name in g.TEXT.items()},
+#: Which query a CSI sequence is, where its private marker and final byte
+#: tell; the others are sorted by ``_csi_query``.
+_CSI_QUERIES = {
+    ">c": "da2", ">q": "xtversion", "=c": "da3", "?u": "kitty-keyboard", "?m": "xtqmodkeys",
 }
+#: XTWINOPS reports (``CSI Ps t``) by ``Ps``: every ``"xtwinops Ps"`` kind.
+_XTWINOPS = {int(kind[9:]): kind for kind in KINDS if kind.startswith("xtwinops ")}
+_OSC_COLOURS = {"10": "osc-fg", "11": "osc-bg", "12": "osc-cursor"}
+#: Final bytes of ``CSI <private> ... <final>`` that are not counted as not
+#: understood (modifyOtherKeys, kitty keyboard pushes and pops: nothing to
+#: draw); any other private marker: only ``u``.
+_SILENT_PRIVATE_FINALS = {"?": "", ">": "mnut"}
 
 
-#: What SGR 0 sets: pyte's ``Screen.default_char``, without and with DECSCNM.
-_SGR_RESET = {
-    reverse: dict(Char(" ", "default", "default", reverse=reverse)._asdict())
-    for reverse in (False, True)
-}
+class HistoryMark(NamedTuple):
+    """What :meth:`Terminal.transcript` counts from (see :meth:`Terminal.history_mark`)."""
 
-
-def _sgr_changes(
-    values: tuple[int, ...], reverse: bool,
-) -> tuple[dict[str, object], tuple[int, ...]]:
-    """The fields of ``Char`` that SGR ``values`` set, and their values:
-    exactly what pyte's ``select_graphic_rendition`` does (``reverse``: is
-    DECSCNM set), as a dict that can be memoised and applied to any
-    attributes; and the codes pyte drops (dim, conceal, overline...)."""
-    if not values or values == (0,):
-        return dict(_SGR_RESET[reverse]), ()
-    changes: dict[str, object] = {}
-    ignored: list[int] = []
-    i, n = 0, len(values)
-    while i < n:
-        code = values[i]
-        i += 1
-        field = _SGR_FIELDS.get(code)
-        if field is not None:
-            changes[field[0]] = field[1]
-        elif code == 0:
-            changes.update(_SGR_RESET[reverse])
-        elif code not in (38, 48):
-            ignored.append(code)
-        elif i < n:
-            key = "fg" if code == 38 else "bg"
-            mode = values[i]
-            i += 1
-            if mode == 5 and i < n:
-                if values[i] < len(g.FG_BG_256):  # pyte skips other indexes
-                    changes[key] = g.FG_BG_256[values[i]]
-                i += 1
-            elif mode == 2 and i + 3 <= n:
-                changes[key] = "{:02x}{:02x}{:02x}".format(*values[i:i + 3])
-                i += 3
-            elif mode in (2, 5):
-                break  # pyte runs out of parameters and stops there
-    return changes, tuple(ignored)
-
-
-def _true_colour(params: str) -> bool:
-    """Whether SGR parameters set a 24-bit colour. Such sequences seldom come
-    twice (gradients, images: 85% of them on the colour benchmark are
-    unique), so they are not memoised: that would cost more than it saves."""
-    return "8;2;" in params or "8:2:" in params
-
-
-def _replaced(attrs: Char, changes: Mapping[str, object]) -> Char:
-    """``attrs._replace(**changes)`` in one pass of C code (every new colour)."""
-    return tuple.__new__(Char, map(changes.get, Char._fields, attrs))
-
-
-class _SgrAction:
-    """The action ``_Dispatch.sequences`` keeps for one SGR sequence.
-
-    It remembers the attributes it last turned into others, so that the same
-    sequence in the same context (``ESC[32m`` after ``ESC[0m``, as in a
-    test runner's dots) costs an identity check: no key to build or hash.
-    Hot path: ``benchmarks/bench_feed.py``, the colour stream.
-    """
-
-    __slots__ = ("_after", "_before", "_dispatch", "_params")
-
-    def __init__(self, dispatch: _Dispatch, params: str) -> None:
-        self._dispatch = dispatch
-        self._params = params
-        self._before: Char | None = None
-        self._after: Char | None = None
-
-    def __call__(self) -> None:
-        s = self._dispatch.s
-        cursor = s.cursor
-        before = cursor.attrs
-        if before is self._before and mo.DECSCNM not in s.mode:
-            cursor.attrs = self._after  # type: ignore[assignment]
-            return
-        if self._dispatch._sgr(self._params) and mo.DECSCNM not in s.mode:
-            self._before, self._after = before, cursor.attrs
-        else:
-            self._before = None
+    rows: tuple[str, ...]
+    scrolled: int
 
 
 class Terminal:
     """A virtual terminal: feed it a program's output, get replies and screens.
 
-    ``policy`` maps a query kind (see :data:`QUERY_KINDS`) to ``"answer"``
-    (default), ``"ignore"`` (never answered, like a terminal without the
-    feature) or ``"defer"`` (computed now, handed out by
-    :meth:`take_deferred` for the caller to send later).
+    ``policy`` maps a query kind (see :data:`QUERY_KINDS`) to a
+    :data:`Policy`: ``"answer"`` (the default), ``"ignore"`` (never
+    answered, like a terminal without the feature) or a delay in seconds
+    (computed now, handed out by :meth:`take_deferred` for the caller to
+    send that much later).
     """
 
     def __init__(
@@ -292,14 +119,9 @@ class Terminal:
     ) -> None:
         if cols < 1 or rows < 1:
             raise ValueError(f"a terminal needs at least 1x1 cells, not {cols}x{rows}")
-        self._screen = TermScreen(cols, rows)
-        self._dispatch = _Dispatch(self)
-        self._parser = Parser(self._dispatch)
-        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
         self.policy: dict[str, Policy] = dict(policy or {})
-        for kind in self.policy:
-            if kind not in QUERY_KINDS:
-                raise ValueError(f"unknown query kind {kind!r}; known: {', '.join(QUERY_KINDS)}")
+        for kind, value in self.policy.items():
+            check_policy(kind, value)
         #: Increases whenever the screen (text, cursor, modes, title) changes.
         self.generation = 0
         #: Total bytes fed so far.
@@ -308,6 +130,10 @@ class Terminal:
         self.queries: deque[Query] = deque(maxlen=1000)
         #: Sequences termsim did not understand, counted by kind.
         self.unknown: Counter[str] = Counter()
+        self._screen = TermScreen(cols, rows)
+        self._dispatch = _Dispatch(self)
+        self._parser = Parser(self._dispatch)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
         self._replies: list[bytes] = []
         self._deferred: list[Query] = []
         self._buffer = ""
@@ -395,25 +221,49 @@ class Terminal:
         tail = self._buffer[index:].encode("utf-8", "surrogateescape")
         return self.bytes_fed - undecoded - len(tail)
 
-    def _query(self, kind: str, request: str, index: int, reply: str | None) -> None:
-        offset = self._offset_of(index)
-        policy = self.policy.get(kind, "answer")
+    def _ask(self, request: Request, index: int) -> None:
+        """Log the query the dispatcher recognised at character ``index``,
+        answered from the table (``_queries.py``) as the policy says."""
+        kind = request.kind
+        reply = KINDS[kind].answer(self._screen, request)
+        offset, text = self._offset_of(index), printable(request.text)
         if reply is None:
-            query = Query(kind, printable(request), offset, None, "unsupported")
-        elif policy == "ignore":
-            query = Query(kind, printable(request), offset, reply.encode(), "ignored")
-        elif policy == "defer":
-            query = Query(kind, printable(request), offset, reply.encode(), "deferred")
-            self._deferred.append(query)
+            query = Query(kind, text, offset, None, "unsupported")
         else:
-            query = Query(kind, printable(request), offset, reply.encode())
-            self._replies.append(query.reply)  # type: ignore[arg-type]
+            policy = self.policy.get(kind, "answer")
+            data = reply.encode()
+            if policy == "ignore":
+                query = Query(kind, text, offset, data, "ignored")
+            elif isinstance(policy, str):
+                query = Query(kind, text, offset, data)
+                self._replies.append(data)
+            else:
+                query = Query(kind, text, offset, data, "deferred", delay=float(policy))
+                self._deferred.append(query)
         self.queries.append(query)
 
     def take_deferred(self) -> list[Query]:
-        """Deferred queries not yet handed out; mark them ``answered`` once sent."""
+        """Deferred queries not yet handed out, oldest first: send each one's
+        ``reply`` ``delay`` seconds after it was read, then call
+        :meth:`deferred_answered`."""
         deferred, self._deferred = self._deferred, []
         return deferred
+
+    def deferred_answered(self, reply: bytes | None = None) -> Query | None:
+        """Mark the oldest query still ``"deferred"`` (with this ``reply``, if
+        given) as ``"answered"``, and return it (``None`` if there is none).
+
+        A live session calls this when it sends a deferred reply, a replay
+        when it meets a recorded reply; either way it is no longer handed
+        out by :meth:`take_deferred`. A recorded reply that answered a query
+        at once matches no deferred one, and changes nothing.
+        """
+        query = next((q for q in self.queries if q.status == "deferred"
+                      and (reply is None or q.reply == reply)), None)
+        if query is not None:
+            query.status = "answered"
+            self._deferred = [q for q in self._deferred if q is not query]
+        return query
 
     def unanswered(self) -> list[Query]:
         """Queries the program is still waiting for, oldest first."""
@@ -421,13 +271,63 @@ class Terminal:
 
     # -- reading -------------------------------------------------------------------
 
+    # -- transcripts ---------------------------------------------------------------
+
+    def history_mark(self) -> HistoryMark:
+        """Where a transcript starts: the rows on the screen now, and how many
+        rows have scrolled off the top so far."""
+        return HistoryMark(tuple(line.rstrip() for line in self.screen.lines),
+                           self._screen.scrolled)
+
+    def transcript(self, since: HistoryMark | None = None) -> str:
+        """The text drawn after ``since`` (all of it for None), in reading
+        order: rows that scrolled off the top (the last ``HISTORY_ROWS``
+        only), then the screen; no escape sequences, trailing blanks and
+        trailing blank rows removed.
+
+        A row that holds what the screen showed at ``since``, at the place
+        that text has moved to by scrolling, was drawn before it and is left
+        out; any other row is in, even if a program redrew it unchanged
+        elsewhere.
+        """
+        screen = self._screen
+        cols = screen.columns
+        before: tuple[str, ...] = since.rows if since is not None else ()
+        gone = screen.scrolled - (since.scrolled if since is not None else 0)
+        kept = min(gone, len(screen.history))
+        out: list[str] = []
+        if gone > kept:
+            out.append(f"[… {gone - kept} earlier rows not kept]")
+        history = list(screen.history)[len(screen.history) - kept:] if kept else []
+        for i, row in enumerate(history, start=gone - kept):
+            text = row_text(row, cols).rstrip() if row else ""
+            if not (i < len(before) and before[i] == text):
+                out.append(text)
+        for y, line in enumerate(self.screen.lines):
+            text = line.rstrip()
+            if not (y + gone < len(before) and before[y + gone] == text):
+                out.append(text)
+        while out and not out[-1]:
+            out.pop()
+        return "\n".join(out)
+
+    @property
+    def cursor_hidden(self) -> bool:
+        """The program hid the cursor (``ESC[?25l``): usually, it is drawing a frame."""
+        return bool(self._screen.cursor.hidden)
+
+    @property
+    def synchronized(self) -> bool:
+        """A synchronized update (``ESC[?2026h``) is open: the frame is not done."""
+        return 2026 << 5 in self._screen.mode
+
     @property
     def cols(self) -> int:
-        return self._screen.columns
+        return self._screen.columns  # pyte's Screen.columns: a count
 
     @property
     def rows(self) -> int:
-        return self._screen.lines
+        return self._screen.lines  # pyte's Screen.lines: a count, not Snapshot.lines
 
     @property
     def modes(self) -> Modes:
@@ -455,11 +355,11 @@ class Terminal:
         if snap is not None and snap.generation == self.generation:
             return snap
         s = self._screen
-        cols = s.columns
+        rows, cols = self.rows, self.cols
         rows_cache, text_cache = self._rows_cache, self._text_cache
         buffer = s.buffer
         for y in self._stale:
-            if y < s.lines:
+            if y < rows:
                 line = buffer.get(y)
                 row = dict(line) if line else {}
                 rows_cache[y] = row
@@ -467,7 +367,7 @@ class Terminal:
         self._stale.clear()
         cursor = s.cursor
         snap = Snapshot(
-            cols=cols, rows=s.lines, cells=tuple(rows_cache), lines=tuple(text_cache),
+            cols=cols, rows=rows, cells=tuple(rows_cache), lines=tuple(text_cache),
             cursor=Cursor(cursor.y, min(cursor.x, cols - 1), not cursor.hidden),
             title=s.title, alternate=s.alternate, modes=self.modes,
             generation=self.generation, default=s.default_char,
@@ -486,10 +386,7 @@ class _Dispatch:
         self.term = term
         s = term._screen
         self.s = s
-        # SGR: (attributes, parameters, DECSCNM) -> new attributes;
-        # (parameters, DECSCNM) -> (fields set, codes pyte ignores).
-        self._sgr_memo: dict[tuple[Char, str, bool], Char] = {}
-        self._sgr_parsed: dict[tuple[str, bool], tuple[dict[str, object], tuple[int, ...]]] = {}
+        self.sgr = Sgr(s, term.unknown)
         #: The screen draws text itself: no call in between (hot path).
         self.draw: Callable[[str], None] = s.draw
         self.controls: dict[str, Callable[[], None]] = {
@@ -547,7 +444,7 @@ class _Dispatch:
         if action is None:
             self._csi_other(private, params, inter, final, index)
             return
-        if not (final == "m" and _true_colour(params)):
+        if not (final == "m" and true_colour(params)):
             sequences = self.sequences
             if len(sequences) >= _MAX_SEQUENCES:
                 sequences.clear()
@@ -576,7 +473,7 @@ class _Dispatch:
             return None
         if not private:
             if final == "m":
-                return _SgrAction(self, params)
+                return SgrAction(self.sgr, params)
             build = self.plain.get(final)
             return build(_ints(params)) if build is not None else None
         if private == "?":
@@ -592,37 +489,23 @@ class _Dispatch:
         return None
 
     def _csi_other(self, private: str, params: str, inter: str, final: str, index: int) -> None:
-        """Queries, and sequences that are counted as not understood."""
-        if inter:
-            self._csi_intermediate(private, params, inter, final, index)
-        elif not private:
-            if final == "n":
-                self._dsr(params, index)
-            elif final == "c":
-                if _ints(params) in ([], [0]):
-                    self._query("da1", index, "\x1b[?62;22c", params, final)
-                else:
-                    self.term.unknown["CSI c"] += 1
-            elif final == "t":
-                self._window_ops(params, index)
-            else:
-                self.term.unknown[f"CSI {final}"] += 1
-        elif private == "?":
-            self._csi_private(params, final, index)
-        elif private == ">":
-            if final == "c":
-                self._query("da2", index, "\x1b[>0;276;0c", params, final, private)
-            elif final == "q":
-                self._query("xtversion", index, None, params, final, private)
-            elif final not in "mnut":  # modifyOtherKeys, kitty keys: nothing to draw
-                self.term.unknown[f"CSI >{final}"] += 1
-        elif private == "=":
-            if final == "c":
-                self._query("da3", index, None, params, final, private)
-            elif final != "u":
-                self.term.unknown[f"CSI ={final}"] += 1
-        elif final != "u":  # "<u": kitty keyboard pop
-            self.term.unknown[f"CSI {private}{final}"] += 1
+        """Queries, the title stack, and sequences counted as not understood."""
+        a = _ints(params)
+        kind = _csi_query(private, a, inter, final)
+        if kind is not None:
+            text = f"\x1b[{private}{params}{inter}{final}"
+            self.term._ask(Request(kind, text, tuple(a), private), index)
+        elif inter:
+            if (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
+                # DECSCA (protection), DECIC/DECDC (column editing) included.
+                self.term.unknown[f"CSI {private}{inter}{final}"] += 1
+        elif private:  # XTSAVE/XTRESTORE (?s, ?r) included: modes are not saved
+            if final not in _SILENT_PRIVATE_FINALS.get(private, "u"):
+                self.term.unknown[f"CSI {private}{final}"] += 1
+        elif final == "t":
+            self._window_ops(a)
+        else:  # DA1 with parameters included
+            self.term.unknown[f"CSI {final}"] += 1
 
     def esc(self, inter: str, final: str, index: int) -> None:
         s = self.s
@@ -638,7 +521,7 @@ class _Dispatch:
             elif final == ">":
                 s.application_keypad = False
             elif final == "Z":
-                self._query("da1", index, "\x1b[?62;22c", "", "Z", prefix="\x1b")
+                self.term._ask(Request("da1", "\x1bZ"), index)
             elif final != "\\":  # a stray ST is harmless
                 self.term.unknown[f"ESC {final}"] += 1
         elif inter in ("(", ")") and final in pyte.charsets.MAPS:
@@ -656,10 +539,9 @@ class _Dispatch:
         if kind == "OSC":
             self._osc(body, terminator or "\x1b\\", index)
         elif kind == "DCS":
-            if body.startswith("$q"):
-                self._query("decrqss", index, None, body, "", prefix="\x1bP")
-            elif body.startswith("+q"):
-                self._query("xtgettcap", index, None, body, "", prefix="\x1bP")
+            if body.startswith(("$q", "+q")):
+                kind = "decrqss" if body[0] == "$" else "xtgettcap"
+                self.term._ask(Request(kind, f"\x1bP{body}", body=body), index)
             else:  # sixel, DECUDK, tmux passthrough...: swallowed whole, counted
                 m = _DCS_HEAD.match(body)
                 self.term.unknown[f"DCS {m.group(1) if m else body[:1]}"] += 1
@@ -672,7 +554,7 @@ class _Dispatch:
     def failed(self, exc: Exception) -> None:
         # The token is skipped; its effect may be partial, so redraw all rows.
         self.term.unknown[f"error in {type(exc).__name__}"] += 1
-        self.s.dirty.update(range(self.s.lines))
+        self.s.dirty.update(range(self.term.rows))
 
     # -- CSI helpers ----------------------------------------------------------------
 
@@ -705,79 +587,12 @@ class _Dispatch:
         self.s.reset_mode(*a)
 
     def _count_modes(self, modes: list[int], private: str, final: str) -> None:
-        known = _UNDERSTOOD_PRIVATE_MODES if private else _KNOWN_ANSI_MODES
+        known = _UNDERSTOOD_PRIVATE_MODES if private else KNOWN_ANSI_MODES
         if known.issuperset(modes):
             return
         for mode in modes:
             if mode not in known:
                 self.term.unknown[f"CSI {private}{mode}{final}"] += 1
-
-    def _sgr(self, params: str) -> bool:
-        """SGR (``CSI ... m``); return whether the result may be reused.
-
-        Hot path (``benchmarks/bench_feed.py``, the colour stream): the new
-        attributes are memoised per (attributes, parameters), and what the
-        parameters set per parameters alone, so that a new colour costs one
-        tuple built in C.
-        """
-        s = self.s
-        cursor = s.cursor
-        key = (cursor.attrs, params, mo.DECSCNM in s.mode)
-        memo = self._sgr_memo
-        attrs = memo.get(key)
-        if attrs is not None:
-            cursor.attrs = attrs
-            return True
-        changes, ignored = self._sgr_parse(params, key[2])
-        cursor.attrs = attrs = _replaced(cursor.attrs, changes)
-        if ignored:
-            # Not memoised, so that every use is counted.
-            unknown = self.term.unknown
-            for code in ignored:
-                unknown[f"SGR {code}"] += 1
-            return False
-        if _true_colour(params):
-            return False
-        if len(memo) >= _MAX_SGR_MEMO:
-            memo.clear()
-        memo[key] = attrs
-        return True
-
-    def _sgr_parse(self, params: str, reverse: bool) -> tuple[dict[str, object], tuple[int, ...]]:
-        """What SGR ``params`` set, and the codes among them pyte drops."""
-        key = (params, reverse)
-        parsed = self._sgr_parsed.get(key)
-        if parsed is None:
-            values = _sgr_params(params)
-            # Parameters that all were dropped (``58:2::1:2:3``) change
-            # nothing; an empty ``CSI m`` is SGR 0.
-            reset = values or not params
-            parsed = _sgr_changes(values, reverse) if reset else ({}, ())
-            if not _true_colour(params):
-                if len(self._sgr_parsed) >= _MAX_SGR_MEMO:
-                    self._sgr_parsed.clear()
-                self._sgr_parsed[key] = parsed
-        return parsed
-
-    def _dsr(self, params: str, index: int) -> None:
-        a = _ints(params)
-        if a == [6]:
-            y, x = self._cursor_report()
-            self._query("cpr", index, f"\x1b[{y};{x}R", params, "n")
-        elif a == [5]:
-            self._query("dsr", index, "\x1b[0n", params, "n")
-        else:
-            self._query(f"dsr {params}", index, None, params, "n")
-
-    def _cursor_report(self) -> tuple[int, int]:
-        s = self.s
-        # A pending wrap (cursor one past the last column) is reported as the
-        # last column, as xterm does; pyte reports columns+1.
-        x = min(s.cursor.x, s.columns - 1) + 1
-        y = s.cursor.y + 1
-        if mo.DECOM in s.mode and s.margins is not None:
-            y -= s.margins.top
-        return y, x
 
     def _private_modes(self, modes: list[int], on: bool) -> None:
         """DECSET/DECRST (``CSI ? Pm h``/``l``)."""
@@ -788,56 +603,15 @@ class _Dispatch:
             self._count_modes(modes, "?", "l")
             self.s.reset_mode(*modes, private=True)
 
-    def _csi_private(self, params: str, final: str, index: int) -> None:
-        """``CSI ? ...`` sequences that ``_csi_action`` leaves out."""
-        if final == "n":
-            if _ints(params) == [6]:
-                y, x = self._cursor_report()
-                self._query("decxcpr", index, f"\x1b[?{y};{x};1R", params, final, "?")
-            else:
-                self._query(f"dsr ?{params}", index, None, params, final, "?")
-        elif final == "u":
-            self._query("kitty-keyboard", index, None, params, final, "?")
-        elif final == "m":
-            self._query("xtqmodkeys", index, None, params, final, "?")
-        else:  # XTSAVE/XTRESTORE (?s, ?r) included: modes are not saved
-            self.term.unknown[f"CSI ?{final}"] += 1
-
-    def _csi_intermediate(
-        self, private: str, params: str, inter: str, final: str, index: int,
-    ) -> None:
-        """``CSI ... <intermediate> <final>`` sequences that ``_csi_action``
-        leaves out (DECSCUSR and DECSTR are there)."""
-        s = self.s
-        if inter == "$" and final == "p":
-            a = _ints(params)
-            mode = a[0] if a else 0
-            if private == "?":
-                known = mode in _KNOWN_PRIVATE_MODES
-                on = mode << 5 in s.mode
-            else:
-                known = mode in (mo.IRM, mo.LNM)
-                on = mode in s.mode
-            state = (1 if on else 2) if known else 0
-            self._query("decrqm", index, f"\x1b[{private}{mode};{state}$y",
-                        params, final, private, inter)
-        elif (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
-            # DECSCA (protection), DECIC/DECDC (column editing) included.
-            self.term.unknown[f"CSI {private}{inter}{final}"] += 1
-
-    def _window_ops(self, params: str, index: int) -> None:
-        a = _ints(params)
+    def _window_ops(self, a: list[int]) -> None:
+        """XTWINOPS (``CSI Ps t``) that are not queries: the title stack."""
         op = a[0] if a else 0
         s = self.s
-        if op == 18:
-            self._query("window-size", index, f"\x1b[8;{s.lines};{s.columns}t", params, "t")
-        elif op == 22:
+        if op == 22:
             s.title_stack = [*s.title_stack, s.title][-10:]
         elif op == 23:
             if s.title_stack:
                 s.title = s.title_stack.pop()
-        elif op in (11, 13, 14, 15, 16, 19, 20, 21):
-            self._query(f"xtwinops {op}", index, None, params, "t")
         else:  # window manipulation: a terminal in a test does not move
             self.term.unknown[f"CSI {op}t"] += 1
 
@@ -850,29 +624,37 @@ class _Dispatch:
                 s.set_icon_name(text)
         elif code == "1":
             s.set_icon_name(text)
-        elif code in ("10", "11", "12") and text == "?":
-            colour = BACKGROUND if code == "11" else FOREGROUND
-            kind = {"10": "osc-fg", "11": "osc-bg", "12": "osc-cursor"}[code]
-            request = f"\x1b]{body}{terminator}"
-            self._query_raw(kind, index, f"\x1b]{code};{colour}{terminator}", request)
-        elif code in ("10", "11", "12"):
-            pass  # setting colours: nothing on the screen changes
+        elif code in _OSC_COLOURS:
+            if text == "?":  # otherwise setting a colour: nothing on the screen changes
+                self._ask_string(_OSC_COLOURS[code], body, terminator, index)
         elif code in _IGNORED_OSC:
             if code == "4" and text.endswith("?"):
-                self._query_raw("osc-palette", index, None, f"\x1b]{body}{terminator}")
+                self._ask_string("osc-palette", body, terminator, index)
         else:
             self.term.unknown[f"OSC {code[:8]}"] += 1
 
-    def _query(
-        self, kind: str, index: int, reply: str | None, params: str, final: str,
-        private: str = "", inter: str = "", prefix: str = "\x1b[",
-    ) -> None:
-        request = f"{prefix}{private}{params}{inter}{final}"
-        self._query_raw(kind, index, reply, request)
-
-    def _query_raw(self, kind: str, index: int, reply: str | None, request: str) -> None:
-        self.term._query(kind, request, index, reply)
+    def _ask_string(self, kind: str, body: str, terminator: str, index: int) -> None:
+        text = f"\x1b]{body}{terminator}"
+        self.term._ask(Request(kind, text, body=body, terminator=terminator), index)
 
     def _reset(self) -> None:
         self.s.reset()
         self.term._parser.reset()
+
+
+def _csi_query(private: str, a: list[int], inter: str, final: str) -> str | None:
+    """The kind of query ``CSI <private> <a> <inter> <final>`` is, if it is one."""
+    if inter:
+        return "decrqm" if (inter, final) == ("$", "p") else None
+    if private:
+        if (private, final) == ("?", "n"):
+            return "decxcpr" if a == [6] else "decdsr-other"
+        return _CSI_QUERIES.get(private + final)
+    if final == "n":
+        return "cpr" if a == [6] else "dsr" if a == [5] else "dsr-other"
+    if final == "c":
+        return "da1" if a in ([], [0]) else None
+    if final == "t":
+        op = a[0] if a else 0
+        return "window-size" if op == 18 else _XTWINOPS.get(op)
+    return None

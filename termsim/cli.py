@@ -18,9 +18,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from . import _recording as rec
 from ._errors import RecordingError, TermsimError, describe_status
+from ._playback import Playback
 from ._recording import Recording
+from .events import (
+    End,
+    Exit,
+    Input,
+    InputRead,
+    Note,
+    Output,
+    Reply,
+    Resize,
+    TtyMode,
+    UnknownSequences,
+    Unrecognized,
+    WaitEnded,
+    WaitStarted,
+    Warned,
+)
 
 
 class UsageError(Exception):
@@ -120,7 +136,7 @@ def _show(args: argparse.Namespace) -> int:
     recording = _open(args.file)
     if args.at is not None and args.at < 0:
         raise UsageError("--at takes seconds from the start (>= 0)")
-    screen = recording.screen_at(None if args.end else args.at)
+    screen = Playback(recording).screen_at(None if args.end else args.at)
     print(screen.render() if args.frame else screen.text.rstrip("\n"))
     return 0
 
@@ -136,7 +152,7 @@ def write_info(recording: Recording, out: TextIO) -> None:
     h = recording.header
     state = "complete" if recording.complete else (
         f"INCOMPLETE (stops at byte {recording.stopped_at})")
-    end = next((e.data[0] for e in recording.of_kind(rec.END)), None)
+    end = recording.end
     lines = [
         f"file:      {recording.path} ({recording.size} bytes, {state})",
         f"command:   {' '.join(map(str, h.get('argv') or []))}",
@@ -145,18 +161,16 @@ def write_info(recording: Recording, out: TextIO) -> None:
         f"started:   {h.get('started', '?')}",
         "versions:  " + ", ".join(f"{k} {v}" for k, v in (h.get("versions") or {}).items()),
         f"duration:  {recording.duration:.3f} s",
-        f"exit:      {_exit_text(recording)}" + (f"; session {end}" if end else ""),
+        f"exit:      {_exit_text(recording)}" + (f"; session {end.how}" if end else ""),
     ]
     if h.get("policy"):
         lines.append("policy:    " + ", ".join(f"{k}={v}" for k, v in h["policy"].items()))
-    counts = Counter(e.kind for e in recording.events)
-    names = {rec.OUTPUT: "output", rec.INPUT: "input", rec.REPLY: "reply", rec.RESIZE: "resize",
-             rec.TTY: "tty mode", rec.WAIT_END: "wait", rec.NOTE: "note", rec.WARNING: "warning",
-             rec.EXIT: "exit", rec.UNKNOWN: "not-understood summary"}
-    out_bytes = sum(len(e.data[0]) for e in recording.of_kind(rec.OUTPUT))
-    lines.append("events:    " + ", ".join(
-        f"{names.get(k, k)} {n}" for k, n in counts.items() if k not in (rec.WAIT_START, rec.END)
-    ) + f" ({out_bytes} output bytes)")
+    counts: Counter[str] = Counter(_EVENT_NAMES.get(type(e), "other") for e in recording.events)
+    for hidden in ("wait start", "end"):
+        counts.pop(hidden, None)
+    out_bytes = sum(len(e.data) for e in recording.of_type(Output))
+    lines.append("events:    " + ", ".join(f"{k} {n}" for k, n in counts.items())
+                 + f" ({out_bytes} output bytes)")
 
     lines.append("waits:")
     waits = [w for w in recording.waits() if w.end is not None]
@@ -166,7 +180,7 @@ def write_info(recording: Recording, out: TextIO) -> None:
     if not waits:
         lines.append("  (none)")
 
-    terminal = recording.terminal_at()
+    terminal = Playback(recording).terminal_at()
     answered = [q for q in terminal.queries if not q.unanswered]
     unanswered = [q for q in terminal.queries if q.unanswered]
     lines.append(f"queries:   {len(answered)} answered, {len(unanswered)} unanswered")
@@ -179,24 +193,34 @@ def write_info(recording: Recording, out: TextIO) -> None:
     lines.append("longest silences:")
     for begin, length in longest_silences(recording):
         lines.append(f"  {length:9.3f} s from {begin:.3f} s")
-    notes = list(recording.of_kind(rec.NOTE)) + list(recording.of_kind(rec.WARNING))
+    notes = [(e.t, e.label if isinstance(e, Note) else e.message)
+             for e in recording.events if isinstance(e, Note | Warned)]
     if notes:
         lines.append("notes and warnings:")
-        for event in sorted(notes, key=lambda e: e.t):
-            lines.append(f"  {event.t:9.3f} s  {event.data[0]}")
+        for t, text in notes:
+            lines.append(f"  {t:9.3f} s  {text}")
     out.write("\n".join(lines) + "\n")
 
 
+#: What ``termsim info`` calls each kind of event in its counts.
+_EVENT_NAMES: dict[type, str] = {
+    Output: "output", Input: "input", Reply: "reply", Resize: "resize", TtyMode: "tty mode",
+    InputRead: "input read", WaitStarted: "wait start", WaitEnded: "wait", Note: "note",
+    Warned: "warning", Exit: "exit", UnknownSequences: "not-understood summary", End: "end",
+    Unrecognized: "unknown kind",
+}
+
+
 def _exit_text(recording: Recording) -> str:
-    exits = list(recording.of_kind(rec.EXIT))
+    exits = list(recording.of_type(Exit))
     if not exits:
         return "the program had not exited"
-    return describe_status(exits[-1].data[0])
+    return describe_status(exits[-1].status)
 
 
 def longest_silences(recording: Recording, count: int = 3) -> list[tuple[float, float]]:
     """``(start, length)`` of the longest gaps without output, longest first."""
-    times = [e.t for e in recording.of_kind(rec.OUTPUT)]
+    times = [e.t for e in recording.of_type(Output)]
     if not times:
         return [(0.0, recording.duration)]
     gaps = [(0.0, times[0])]
@@ -232,7 +256,7 @@ def _export(args: argparse.Namespace) -> int:
     if suffix == ".svg":
         from ._svg import snapshot_svg
 
-        picture = snapshot_svg(recording.screen_at(None if args.end else args.at))
+        picture = snapshot_svg(Playback(recording).screen_at(None if args.end else args.at))
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(picture)
         when = "the final screen" if args.at is None else f"the screen at {args.at:g} s"
@@ -274,7 +298,7 @@ def _play(args: argparse.Namespace) -> int:
     clock = time.monotonic()
     last = 0.0
     try:
-        for event in recording.of_kind(rec.OUTPUT):
+        for event in recording.of_type(Output):
             gap = event.t - last
             if args.idle_limit is not None:
                 gap = min(gap, args.idle_limit)
@@ -283,7 +307,7 @@ def _play(args: argparse.Namespace) -> int:
             delay = clock - time.monotonic()
             if delay > 0:
                 time.sleep(delay)  # playback pacing, the point of this command
-            out.write(bytes(event.data[0]))
+            out.write(event.data)
             out.flush()
     except KeyboardInterrupt:
         out.write(b"\x1b[0m\r\n")

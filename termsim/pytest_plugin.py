@@ -11,7 +11,11 @@ the commands that replay it. When it passes they are deleted, unless
 Retries never erase evidence: every attempt records to its own file, and a
 failed attempt's files are kept and reported even when a rerun passes.
 Names carry the test id and an attempt number, created exclusively, so
-pytest-xdist workers never collide. Only public pytest hooks are used.
+pytest-xdist workers never collide. Only public pytest hooks are used, and
+termsim's own public hook (:func:`termsim.record_sessions`).
+
+The ``termsim_recordings`` fixture gives a test the paths its sessions
+recorded to so far (to attach them, or replay them in the same test).
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from . import _live
-from . import _recording as rec
-from ._errors import RecordingError
+from ._errors import RecordingError, describe_status
+from ._hooks import record_sessions
+from ._playback import Playback
+from ._recording import Recording
+from .events import Exit
 
 _KEY = pytest.StashKey[list[Path]]()
 
@@ -52,14 +58,19 @@ def _safe(nodeid: str) -> str:
     return name.strip("_.")[:150] or "test"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Each attempt (a rerun is a new attempt of the same item) starts a new list.
+    item.stash[_KEY] = []
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     config = item.config
     if config.getoption("--termsim-keep") == "none":
         return (yield)
     directory = _directory(config)
-    made: list[Path] = []
-    item.stash[_KEY] = made
+    made = item.stash.setdefault(_KEY, [])
 
     def allocate(argv: list[str]) -> str:
         directory.mkdir(parents=True, exist_ok=True)
@@ -76,12 +87,16 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
             made.append(path)
             return str(path)
 
-    previous = _live.default_record
-    _live.default_record = allocate
-    try:
+    with record_sessions(allocate):
         return (yield)
-    finally:
-        _live.default_record = previous
+
+
+@pytest.fixture
+def termsim_recordings(request: pytest.FixtureRequest) -> list[Path]:
+    """The files this test's sessions recorded to, in the order they started
+    (empty with ``--termsim-keep=none``). The list grows as sessions start."""
+    made: list[Path] = request.node.stash.setdefault(_KEY, [])
+    return made
 
 
 @pytest.hookimpl(wrapper=True)
@@ -114,27 +129,25 @@ def _describe(paths: list[Path], config: pytest.Config) -> str:
         shown = _relative(path, config)
         out.append(f"recording: {shown}")
         try:
-            recording = rec.Recording.open(path)
+            recording = Recording.open(path)
         except RecordingError as exc:
             out.append(f"  (unreadable: {exc})")
             continue
         failed = _failed_wait(recording)
         if failed:
             out.append(f"  failed wait: {failed}")
-        exit_event = next(recording.of_kind(rec.EXIT), None)
+        exit_event = next(recording.of_type(Exit), None)
         if exit_event is not None:
-            from ._errors import describe_status
-
-            out.append(f"  program: {describe_status(exit_event.data[0])} "
+            out.append(f"  program: {describe_status(exit_event.status)} "
                        f"at {exit_event.t:.3f} s")
         out.append(f"  look:   termsim show {shown} --frame   |   termsim info {shown}")
         out.append(f"  replay: termsim play {shown}   (in a test: termsim.replay({str(shown)!r}))")
         out.append("  final screen:")
-        out.extend("    " + line for line in recording.screen_at().render().splitlines())
+        out.extend("    " + line for line in Playback(recording).screen_at().render().splitlines())
     return "\n".join(out)
 
 
-def _failed_wait(recording: rec.Recording) -> str | None:
+def _failed_wait(recording: Recording) -> str | None:
     """The last wait that ended badly, described."""
     failed = [w for w in recording.waits()
               if w.end is not None and w.outcome not in ("?", "matched")]

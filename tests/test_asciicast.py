@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from termsim import Recording, RecordingError
+from termsim import Playback, Recording, RecordingError
 from termsim._asciicast import (
     Cast,
     _Utf8Decoder,
@@ -28,16 +28,16 @@ from termsim._asciicast import (
     import_asciicast,
     read_asciicast,
 )
-from termsim._recording import (
-    EXIT,
-    INPUT,
-    NOTE,
-    OUTPUT,
-    REPLY,
-    RESIZE,
-    WAIT_START,
-    Recorder,
-    make_header,
+from termsim._recording import RecordingWriter, make_header
+from termsim.events import (
+    End,
+    Exit,
+    Input,
+    Note,
+    Output,
+    Reply,
+    Resize,
+    WaitStarted,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,33 +105,33 @@ def test_real_casts_import_into_readable_recordings(name: str, tmp_path: Path) -
     assert (recording.cols, recording.rows) == (cast.cols, cast.rows)
     assert recording.header["imported_from"] == {"format": "asciicast", "version": cast.version}
     assert recording.header["cwd"] == ""
-    assert recording.events[-1].kind == "e" and recording.events[-1].data == ("imported",)
+    assert recording.events[-1] == End(recording.events[-1].t, "imported")
     assert recording.duration == pytest.approx(cast.duration)
-    output = "".join(bytes(e.data[0]).decode() for e in recording.of_kind(OUTPUT))
+    output = "".join(e.data.decode() for e in recording.of_type(Output))
     assert output == "".join(data for _, code, data in cast.events if code == "o")
     assert [e.t for e in recording.events] == sorted(e.t for e in recording.events)
 
 
 def test_markers_become_notes_and_input_keeps_its_bytes(tmp_path: Path) -> None:
     recording = import_asciicast(CASTS / GOOD[0], tmp_path / "r.tsr")
-    assert [(e.t, e.data[0]) for e in recording.of_kind(NOTE)] == [(0.5, "first"),
+    assert [(e.t, e.label) for e in recording.of_type(Note)] == [(0.5, "first"),
                                                                    (1.1, "second")]
-    assert [e.data for e in recording.of_kind(INPUT)] == [(b"a", "asciicast input"),
+    assert [(e.data, e.label) for e in recording.of_type(Input)] == [(b"a", "asciicast input"),
                                                           (b"\r", "asciicast input")]
-    assert recording.screen_at().text.rstrip() == "start\nmiddle\nmore\nend\ndone"
-    assert recording.screen_at(1.0).text.rstrip() == "start\nmiddle"
+    assert Playback(recording).screen_at().text.rstrip() == "start\nmiddle\nmore\nend\ndone"
+    assert Playback(recording).screen_at(1.0).text.rstrip() == "start\nmiddle"
     assert recording.header["argv"] == [] and recording.exit_status is None
 
 
 def test_resizes_and_the_v3_exit_status_are_imported(tmp_path: Path) -> None:
     recording = import_asciicast(CASTS / GOOD[1], tmp_path / "r.tsr")
-    assert [(e.t, e.data) for e in recording.of_kind(RESIZE)] == [(1.0, (100, 30)),
+    assert [(e.t, (e.cols, e.rows)) for e in recording.of_type(Resize)] == [(1.0, (100, 30)),
                                                                   (2.0, (50, 10))]
     assert recording.exit_status == 0
-    screen = recording.screen_at()
+    screen = Playback(recording).screen_at()
     assert (screen.cols, screen.rows) == (50, 10)
     assert screen.text.rstrip() == "hello world!"
-    assert recording.screen_at(1.2).cols == 100
+    assert Playback(recording).screen_at(1.2).cols == 100
 
 
 def test_v3_header_fields_are_imported(tmp_path: Path) -> None:
@@ -141,8 +141,8 @@ def test_v3_header_fields_are_imported(tmp_path: Path) -> None:
     assert header["term"] == "xterm-ghostty"
     assert header["env"] == {"TERM": "xterm-ghostty"}  # SHELL is not on termsim's allowlist
     assert header["started"] == "2025-04-10T16:20:22.000+00:00"
-    assert recording.screen_at().text.rstrip() == "foo barbaz quxżółć jaźń"
-    assert [e.data for e in recording.of_kind(RESIZE)] == [(80, 24)]
+    assert Playback(recording).screen_at().text.rstrip() == "foo barbaz quxżółć jaźń"
+    assert [(e.cols, e.rows) for e in recording.of_type(Resize)] == [(80, 24)]
     assert recording.exit_status is None  # this one never says how it ended
 
 
@@ -150,10 +150,10 @@ def test_v2_full_and_commented_v3_show_their_text(tmp_path: Path) -> None:
     v2 = import_asciicast(CASTS / GOOD[2], tmp_path / "v2.tsr")
     assert v2.header["term"] == "screen-256color" and v2.header["argv"] == ["/bin/bash", "-l"]
     # The "\r" between the outputs was typed (an "i" event), so the text runs on.
-    assert v2.screen_at().text.rstrip() == "foo barbaz quxżółć jaźń"
-    assert [e.data for e in v2.of_kind(INPUT)] == [(b"\r", "asciicast input")]
+    assert Playback(v2).screen_at().text.rstrip() == "foo barbaz quxżółć jaźń"
+    assert [(e.data, e.label) for e in v2.of_type(Input)] == [(b"\r", "asciicast input")]
     commented = import_asciicast(CASTS / GOOD[3], tmp_path / "v3.tsr")
-    assert commented.screen_at().text.rstrip() == "foo barbaz quxżółć jaźńbye!"
+    assert Playback(commented).screen_at().text.rstrip() == "foo barbaz quxżółć jaźńbye!"
 
 
 def test_the_broken_cast_names_its_bad_line() -> None:
@@ -239,7 +239,7 @@ def test_v1_documents_read_with_cumulative_delays(tmp_path: Path) -> None:
                                (0.625, "o", "three")]
         assert "stdout" not in cast.header
     recording = import_asciicast(json.dumps(document, indent=2), tmp_path / "r.tsr")
-    assert recording.screen_at().text.rstrip() == "one\ntwo\nthree"
+    assert Playback(recording).screen_at().text.rstrip() == "one\ntwo\nthree"
     assert recording.header["argv"] == ["sh"] and recording.header["env"] == {"TERM": "xterm"}
     assert recording.header["imported_from"] == {"format": "asciicast", "version": 1}
 
@@ -249,7 +249,7 @@ def test_import_takes_a_cast_object_and_odd_commands(tmp_path: Path) -> None:
                 [(0.0, "o", "a\udc80b"), (0.1, "x", "7")])
     recording = import_asciicast(cast, tmp_path / "r.tsr")
     assert recording.header["argv"] == ["sh", "-c", "echo 'unbalanced"]
-    assert [e.data[0] for e in recording.of_kind(OUTPUT)] == ["a\ufffdb".encode()]
+    assert [e.data for e in recording.of_type(Output)] == ["a\ufffdb".encode()]
     assert recording.exit_status == 7
 
 
@@ -262,20 +262,23 @@ def _handmade(path: Path) -> Recording:
     note, the exit, and output read after the exit."""
     header = make_header(argv=["prog", "--name", "a b"], cwd="/tmp", cols=30, rows=6,
                          env={"TERM": "xterm-256color", "LANG": "C.UTF-8", "HOME": "/x"})
-    recorder = Recorder(path, header)
-    recorder.event(OUTPUT, 0.1, b"hello " + PROMPT[:2])
-    recorder.event(OUTPUT, 0.2, PROMPT[2:] + b" ready\r\n")
-    recorder.event(OUTPUT, 0.25, PROMPT[:1])
-    recorder.event(OUTPUT, 0.3, PROMPT[1:] + b" x\r\n")
-    recorder.event(OUTPUT, 0.4, b"bad \xff byte\r\n")
-    recorder.event(REPLY, 0.41, b"\x1b[1;1R")
-    recorder.event(WAIT_START, 0.42, {"predicate": "text 'x'", "since": None, "timeout": 1})
-    recorder.event(INPUT, 0.5, b"ls\r", "typed 'ls\\n'")
-    recorder.event(RESIZE, 0.6, 40, 8)
-    recorder.event(NOTE, 0.7, "after resize")
-    recorder.event(OUTPUT, 0.8, "done é\r\n".encode())
-    recorder.event(EXIT, 0.9, 3)
-    recorder.event(OUTPUT, 0.95, b"late \x1b[1mbold\x1b[0m")
+    recorder = RecordingWriter(path, header)
+    for event in [
+        Output(0.1, b"hello " + PROMPT[:2]),
+        Output(0.2, PROMPT[2:] + b" ready\r\n"),
+        Output(0.25, PROMPT[:1]),
+        Output(0.3, PROMPT[1:] + b" x\r\n"),
+        Output(0.4, b"bad \xff byte\r\n"),
+        Reply(0.41, b"\x1b[1;1R"),
+        WaitStarted(0.42, 1, "text 'x'", None, 1.0),
+        Input(0.5, b"ls\r", "typed 'ls\\n'"),
+        Resize(0.6, 40, 8),
+        Note(0.7, "after resize"),
+        Output(0.8, "done é\r\n".encode()),
+        Exit(0.9, 3),
+        Output(0.95, b"late \x1b[1mbold\x1b[0m"),
+    ]:
+        recorder.write(event)
     recorder.close(1.0, "closed")
     return Recording.open(path)
 
@@ -336,22 +339,22 @@ def test_export_round_trip(version: int, tmp_path: Path) -> None:
     assert "".join(outputs).count("\ufffd") == 1
 
     imported = import_asciicast(text, tmp_path / "back.tsr")
-    assert imported.screen_at().text == original.screen_at().text
-    assert imported.screen_at().lines == original.screen_at().lines
+    assert Playback(imported).screen_at().text == Playback(original).screen_at().text
+    assert Playback(imported).screen_at().lines == Playback(original).screen_at().lines
     assert imported.exit_status == (3 if version == 3 else None)
-    assert [e.data[0] for e in imported.of_kind(NOTE)] == ["after resize"]
-    assert [e.data for e in imported.of_kind(RESIZE)] == [(40, 8)]
+    assert [e.label for e in imported.of_type(Note)] == ["after resize"]
+    assert [(e.cols, e.rows) for e in imported.of_type(Resize)] == [(40, 8)]
     assert imported.header["argv"] == ["prog", "--name", "a b"]
 
 
 def test_export_keeps_times_from_going_back_and_flushes_a_cut_character(
     tmp_path: Path,
 ) -> None:
-    recorder = Recorder(tmp_path / "s.tsr", make_header(argv=[], cwd="", cols=10, rows=2,
+    recorder = RecordingWriter(tmp_path / "s.tsr", make_header(argv=[], cwd="", cols=10, rows=2,
                                                         env={}))
-    recorder.event(OUTPUT, 1.0000004, b"a")
-    recorder.event(OUTPUT, 0.5, b"b")  # out of order: must not become a negative interval
-    recorder.event(OUTPUT, 2.0, PROMPT[:2])  # the session ends inside a character
+    recorder.write(Output(1.0000004, b"a"))
+    recorder.write(Output(0.5, b"b"))  # out of order: must not become a negative interval
+    recorder.write(Output(2.0, PROMPT[:2]))  # the session ends inside a character
     recorder.close(2.5, "closed")
     recording = Recording.open(tmp_path / "s.tsr")
     for version in (2, 3):
@@ -379,7 +382,7 @@ def test_export_v2_of_a_real_session_is_valid_and_not_smaller_than_the_recording
     assert report.replaced_bytes == 0
     cast = read_asciicast(out.getvalue())
     shown = "".join(data for _, code, data in cast.events if code == "o").encode()
-    assert shown == b"".join(bytes(e.data[0]) for e in recording.of_kind(OUTPUT))
+    assert shown == b"".join(e.data for e in recording.of_type(Output))
     # A project requirement: the native format is no bigger than its asciicast export.
     assert os.path.getsize(PASSING) <= len(cast_bytes), (os.path.getsize(PASSING),
                                                          len(cast_bytes))
@@ -389,7 +392,7 @@ def test_export_text_writes_the_final_screen(tmp_path: Path) -> None:
     recording = _handmade(tmp_path / "s.tsr")
     out = io.StringIO()
     export_text(recording, out)
-    assert out.getvalue() == recording.screen_at().text + "\n"
+    assert out.getvalue() == Playback(recording).screen_at().text + "\n"
     assert "done é" in out.getvalue()
 
 
@@ -422,5 +425,5 @@ def test_asciinema_itself_plays_the_export(name: str, tmp_path: Path) -> None:
         export_asciicast(recording, out, version=2)
     played = subprocess.run([asciinema, "cat", str(cast)], capture_output=True, timeout=60)
     assert played.returncode == 0, played.stderr
-    expected = b"".join(bytes(e.data[0]) for e in recording.of_kind("o"))
+    expected = b"".join(e.data for e in recording.of_type(Output))
     assert played.stdout == expected.decode("utf-8", "replace").encode()

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from termsim import Recording
+from termsim import Playback, Recording
 from termsim.cli import main
+from termsim.events import Input, Resize
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 PASSING = str(RECORDINGS / "passing.tsr")
@@ -107,7 +108,7 @@ def test_record_runs_a_command_and_writes_a_recording(tmp_path: Path) -> None:
     recording = Recording.open(path)
     assert recording.complete and recording.exit_status == 3
     assert (recording.cols, recording.rows) == (50, 10)
-    assert "recorded-output" in recording.screen_at().text
+    assert "recorded-output" in Playback(recording).screen_at().text
 
 
 def test_record_without_a_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,6 +141,6 @@ async def test_record_is_interactive_in_a_real_terminal(tmp_path: Path) -> None:
         assert outer.input_ready() is False  # the user's cooked mode is back
     recording = Recording.open(path)
     assert recording.complete and recording.exit_status == 0
-    assert any(e.kind == "r" and tuple(e.data) == (60, 15) for e in recording.events)
-    assert b"hello" in b"".join(e.data[0] for e in recording.of_kind("i"))
-    assert "got:hello" in recording.screen_at().text
+    assert any((e.cols, e.rows) == (60, 15) for e in recording.of_type(Resize))
+    assert b"hello" in b"".join(e.data for e in recording.of_type(Input))
+    assert "got:hello" in Playback(recording).screen_at().text

@@ -16,21 +16,21 @@ from typing import Any
 
 import pytest
 
-from termsim import Recording
-from termsim._html import _SCRIPT, recording_html
-from termsim._recording import (
-    EXIT,
-    INPUT,
-    NOTE,
-    OUTPUT,
-    RESIZE,
-    WAIT_END,
-    WAIT_START,
-    WARNING,
-    Recorder,
-    make_header,
-)
+from termsim import Playback, Recording, Style, Terminal
+from termsim._draw import look
+from termsim._html import _SCRIPT, _Encoder, recording_html
+from termsim._recording import RecordingWriter, make_header
 from termsim.cli import main
+from termsim.events import (
+    Exit,
+    Input,
+    Note,
+    Output,
+    Resize,
+    WaitEnded,
+    WaitStarted,
+    Warned,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSING = ROOT / "recordings" / "passing.tsr"
@@ -98,21 +98,20 @@ class Page(HTMLParser):
 def evil_recording(path: Path) -> Recording:
     header = make_header(argv=["prog", EVIL_TEXT], cwd=EVIL_TEXT, cols=60, rows=12,
                          env={"TERM": "xterm-256color"})
-    recorder = Recorder(path, header)
-    recorder.event(OUTPUT, 0.1, b"\x1b]2;</title><script>alert(2)</script>\x07hello\r\n")
-    recorder.event(WAIT_START, 0.15, {"id": 1, "predicate": f"text {EVIL_TEXT!r}",
-                                      "since": EVIL_TEXT, "timeout": 1})
+    recorder = RecordingWriter(path, header)
+    recorder.write(Output(0.1, b"\x1b]2;</title><script>alert(2)</script>\x07hello\r\n"))
+    recorder.write(WaitStarted(0.15, 1, f"text {EVIL_TEXT!r}", EVIL_TEXT, 1.0))
     t = 0.2
     for line in EVIL_OUTPUT:
-        recorder.event(OUTPUT, t, line + b"\r\n")
+        recorder.write(Output(t, line + b"\r\n"))
         t += 0.1
-    recorder.event(INPUT, t, EVIL_TEXT.encode() + b"\x1b[A", f"typed {EVIL_TEXT!r}")
-    recorder.event(NOTE, t + 0.01, EVIL_TEXT)
-    recorder.event(WARNING, t + 0.02, EVIL_TEXT)
-    recorder.event(WAIT_END, 1.15, {"id": 1, "outcome": "timed out"})
-    recorder.event(RESIZE, 1.2, 50, 10)
-    recorder.event(OUTPUT, 1.3, b"\x1b[1;31mafter resize\x1b[0m \xff\xfe bad bytes")
-    recorder.event(EXIT, 1.4, 0)
+    recorder.write(Input(t, EVIL_TEXT.encode() + b"\x1b[A", f"typed {EVIL_TEXT!r}"))
+    recorder.write(Note(t + 0.01, EVIL_TEXT))
+    recorder.write(Warned(t + 0.02, EVIL_TEXT))
+    recorder.write(WaitEnded(1.15, 1, "timed out"))
+    recorder.write(Resize(1.2, 50, 10))
+    recorder.write(Output(1.3, b"\x1b[1;31mafter resize\x1b[0m \xff\xfe bad bytes"))
+    recorder.write(Exit(1.4, 0))
     recorder.close(1.5, "closed")
     return Recording.open(path)
 
@@ -160,7 +159,7 @@ def test_hostile_output_input_notes_and_header_stay_text(tmp_path: Path) -> None
     page = check_no_live_markup(html)
     data = data_of(page)
     end = frame_text(data, data["frames"][-1])
-    final = recording.screen_at()
+    final = Playback(recording).screen_at()
     assert rstripped(end) == rstripped(final.text)
     # The output is all there, as text, in the frames.
     before_resize = [f for f in data["frames"] if f["t"] <= 1.1][-1]
@@ -209,13 +208,13 @@ def test_frames_are_the_screens_of_their_moments() -> None:
     assert frames[0]["t"] == 0.0
     times = [f["t"] for f in frames]
     assert times == sorted(times)
-    outputs = [e.t for e in recording.of_kind(OUTPUT)]
+    outputs = [e.t for e in recording.of_type(Output)]
     assert set(times[1:]) <= set(outputs)
     assert times[-1] <= outputs[-1]
     for i, frame in enumerate(frames):
         if i + 1 < len(frames) and frames[i + 1]["t"] == frame["t"]:
             continue
-        snap = recording.screen_at(frame["t"])
+        snap = Playback(recording).screen_at(frame["t"])
         assert rstripped(frame_text(data, frame)) == rstripped(snap.text), frame["t"]
         assert frame["c"] == [snap.cursor.row, snap.cursor.col, snap.cursor.visible]
     # Identical screens in a row are one frame; rows are stored once.
@@ -230,7 +229,7 @@ def test_waits_inputs_and_exit_are_on_the_timeline() -> None:
     page = Page(recording_html(hang))
     marks = [a for t, a in page.elements if t == "div" and "mark" in (a.get("class") or "")]
     assert [m["class"] for m in marks] == ["mark wait ok", "mark wait bad"]
-    start, end = list(hang.of_kind("w"))[1], list(hang.of_kind("W"))[1]
+    start, end = list(hang.of_type(WaitStarted))[1], list(hang.of_type(WaitEnded))[1]
     took = f"timed out after {end.t - start.t:.3f} s"
     assert took in str(marks[1]["title"])
     assert "timeout 120.0 s" in str(marks[1]["title"])
@@ -245,9 +244,9 @@ def test_waits_inputs_and_exit_are_on_the_timeline() -> None:
 
 def test_huge_recordings_are_capped_keeping_the_last_screen(tmp_path: Path) -> None:
     path = tmp_path / "long.tsr"
-    recorder = Recorder(path, make_header(argv=["x"], cwd="/", cols=20, rows=3, env={}))
+    recorder = RecordingWriter(path, make_header(argv=["x"], cwd="/", cols=20, rows=3, env={}))
     for i in range(3000):
-        recorder.event(OUTPUT, i / 1000, f"\r{i:5d}".encode())
+        recorder.write(Output(i / 1000, f"\r{i:5d}".encode()))
     recorder.close(3.0, "closed")
     recording = Recording.open(path)
     started = time.monotonic()
@@ -271,6 +270,62 @@ def test_cli_export_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixtur
     for name in ("s.cast", "s.txt"):
         assert main(["export", str(PASSING), "-o", str(tmp_path / name)]) == 0
         assert (tmp_path / name).stat().st_size > 0
+
+
+def test_encoder_rows_are_runs_of_looks_with_the_cursor_over_them() -> None:
+    term = Terminal(10, 4)
+    term.feed("a中\x1b[31mred\x1b[m\r\n\x1b[7mrev\x1b[m  x\r\n\x1b[1mbold".encode())
+    term.feed("\x1b]2;<b>\u0085\x07\x1b[1;3H".encode())  # the cursor on the right half of 中
+    encoder = _Encoder()
+    frame = encoder.frame(1.5, term.screen)
+    assert {k: v for k, v in frame.items() if k != "r"} == {
+        "t": 1.5, "c": [0, 2, True], "w": 10, "title": "<b>\ufffd"}
+
+    def index(style: Style, cursor: bool = False) -> int:
+        return encoder.looks.index(look(style, cursor))
+
+    rows = [encoder.rows[i] for i in frame["r"]]
+    assert rows == [
+        [["a", 0], ["中", index(Style(), True)], ["red", index(Style(fg="red"))]],
+        [["rev", index(Style(reverse=True))], ["  x", 0]],
+        [["bold", index(Style(bold=True))]],
+        "",  # blank rows, and rows all in the default look, are plain strings
+    ]
+    css = encoder.css()
+    assert "#screen .s1{" in css and "outline:1px solid" in css
+    # The cursor past the end of a row: the blanks up to it are drawn.
+    term.feed(b"\x1b[4;4H")
+    frame = encoder.frame(2.0, term.screen)
+    assert encoder.rows[frame["r"][3]] == [["   ", 0], [" ", index(Style(), True)]]
+    term.feed(b"\x1b[?25l")
+    assert encoder.rows[encoder.frame(2.5, term.screen)["r"][3]] == ""
+
+
+def test_encoder_encodes_a_row_once_however_many_frames_show_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[object] = []
+    encode = _Encoder._encode
+
+    def counting(self: _Encoder, runs: Any, cursor_col: int) -> Any:
+        encoded.append(runs)
+        return encode(self, runs, cursor_col)
+
+    monkeypatch.setattr(_Encoder, "_encode", counting)
+    term = Terminal(20, 6)
+    term.feed(b"\x1b[2;1H" + b"\x1b[32mstatic line\x1b[m\r\n" * 4 + b"\x1b[?25l")
+    encoder = _Encoder()
+    frames = []
+    for i in range(50):
+        term.feed(f"\x1b[1;1Hcount {i}".encode())
+        frames.append(encoder.frame(i / 10, term.screen))
+    # The counter row 50 times; each static row and the blank row once.
+    assert len(encoded) == 50 + 2
+    assert len({f["r"][1] for f in frames}) == 1
+    # Scrolled rows keep their encoding: only the row that came in is new.
+    term.feed(b"\x1b[6;1H\r\nnew")
+    encoded.clear()
+    encoder.frame(6.0, term.screen)
+    assert len(encoded) == 1
 
 
 # -- in a real browser ----------------------------------------------------------------------
@@ -298,11 +353,11 @@ def test_page_in_headless_chromium_shows_the_screen_at_t(tmp_path: Path) -> None
     recording = Recording.open(PASSING)
     page = tmp_path / "report.html"
     page.write_text(recording_html(recording), encoding="utf-8")
-    ends = [e.t for e in recording.of_kind("W")]
+    ends = [e.t for e in recording.of_type(WaitEnded)]
     # The moments to look at, from the recording: the theme picker (the
     # first wait matched), the prompt (the second), the reply's second line.
     before, ready = round(ends[0] + 0.001, 3), round(ends[1] + 0.001, 3)
-    line2 = next(e.t for e in recording.of_kind(OUTPUT) if b"line 2 of" in e.data[0])
+    line2 = next(e.t for e in recording.of_type(Output) if b"line 2 of" in e.data)
     during = round(line2 + 0.001, 3)
     shown = {}
     queries = [(f"?t={before}", before), (f"?t={during}", during), ("", None),
@@ -310,7 +365,7 @@ def test_page_in_headless_chromium_shows_the_screen_at_t(tmp_path: Path) -> None
     for i, (query, t) in enumerate(queries):
         dom = dump_dom(page, tmp_path / f"profile{i}", query)
         text = dom.text_of("screen")
-        assert rstripped(text) == rstripped(recording.screen_at(t).text), query
+        assert rstripped(text) == rstripped(Playback(recording).screen_at(t).text), query
         expected = f"{t if t is not None else recording.duration:.3f} s"
         assert dom.text_of("time").startswith(expected)
         shown[query] = text
@@ -333,4 +388,4 @@ def test_hostile_page_in_headless_chromium_builds_no_markup(tmp_path: Path) -> N
         assert line.decode() in text
     assert {tag for tag, _ in dom.elements} <= PAGE_TAGS | {"tbody"}
     assert not [a for _, a in dom.elements if any(k.startswith("on") for k in a)]
-    assert rstripped(text) == rstripped(recording.screen_at(1.1).text)
+    assert rstripped(text) == rstripped(Playback(recording).screen_at(1.1).text)

@@ -76,10 +76,9 @@ async def test_toolbar_text_is_never_contiguous_in_the_raw_bytes(
 ) -> None:
     raw = bytearray()
 
-    def keep_output(kind: str, t: float, data: object) -> None:
-        if kind == "output":
-            assert isinstance(data, bytes)
-            raw.extend(data)
+    def keep_output(event: termsim.Event) -> None:
+        if isinstance(event, termsim.events.Output):
+            raw.extend(event.data)
 
     async with termsim.spawn(EXAMPLE, env=configured_env) as term:
         term.listeners.append(keep_output)

@@ -35,8 +35,10 @@ PROMPT = screen(
 # -- Region ---------------------------------------------------------------------------
 
 
-def test_Region_screen_is_all_rows() -> None:
-    assert Region.screen().text(PROMPT) == "\n".join(PROMPT.lines)
+def test_Region_screen_is_all_rows_without_trailing_blanks() -> None:
+    assert Region.screen().text(PROMPT) == "\n".join(line.rstrip() for line in PROMPT.lines)
+    assert Region.screen().text(PROMPT).split("\n") == [
+        "top line", "middle: ok", "", "❯", "state: sleeping"]
     assert Region.screen().bounds(PROMPT) == (0, 5, 0, 20)
 
 
@@ -80,7 +82,7 @@ def test_Region_rows_negative_and_open_ended() -> None:
 
 def test_Region_rect_has_exclusive_ends() -> None:
     region = Region.rect(0, 4, 2, 8)
-    assert region.text(PROMPT) == "line\nle: "
+    assert region.text(PROMPT) == "line\nle:"
     assert region.bounds(PROMPT) == (0, 2, 4, 8)
     assert str(region) == "rows 0:2, columns 4:8"
 
@@ -127,9 +129,20 @@ def test_Text_in_a_region() -> None:
     assert not Text("top", Region.rect(0, 1, 1, None))(PROMPT)  # "op line" only
 
 
-def test_Text_does_not_join_rows() -> None:
-    assert not Text("line middle")(PROMPT)
-    assert not Text("line\nmiddle")(screen(b"line\r\nmiddle", cols=6))
+def test_Text_spans_rows_joined_by_newlines() -> None:
+    # 100 above 30: the rows' trailing blanks are gone, so the text spans them.
+    snap = screen(b"100\r\n30", cols=10)
+    assert Text("100\n30")(snap)
+    assert Text("line\nmiddle")(PROMPT)
+    assert not Text("line middle")(PROMPT)  # a row end is a newline, not a space
+    assert not Text("100\n3 ")(snap)
+
+
+def test_Text_blanks_at_a_line_end_match_the_end_of_a_row() -> None:
+    snap = screen(b"$ \r\nfoo bar", cols=10)
+    assert Text("$ ")(snap)  # the prompt's space is the row's invisible tail
+    assert Text("foo ")(snap) and not Text("bar ")(screen(b"barx", cols=10))
+    assert Text("$ \nfoo")(snap)
 
 
 def test_Text_rejects_empty_text() -> None:
@@ -139,8 +152,10 @@ def test_Text_rejects_empty_text() -> None:
 
 def test_Regex_searches_with_multiline() -> None:
     assert Regex(r"^state: \w+")(PROMPT)
-    assert Regex(r"ok\s*$")(PROMPT)  # $ matches at each row's end
+    assert Regex(r"ok$")(PROMPT)  # $ matches at each row's end, blanks removed
     assert not Regex(r"^sleeping")(PROMPT)
+    snap = screen(b"100\r\n30", cols=10)
+    assert Regex("^100$")(snap) and Regex("100\n30")(snap)
 
 
 def test_Regex_in_a_region() -> None:

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from termsim import Playback
+
 FAILING = '''
 import pytest, termsim
 from termsim import Text
@@ -97,9 +99,8 @@ def test_a_rerun_that_passes_keeps_the_failed_attempt(pytester: pytest.Pytester)
     assert (outcomes.get("passed"), outcomes.get("rerun")) == (1, 1)
     kept = recordings(pytester.path / ".termsim")
     assert [p.name for p in kept] == ["test_flaky.py__test_passes_the_second_time.tsr"]
-    from termsim import Recording
 
-    assert "first" in Recording.open(kept[0]).screen_at().text
+    assert "first" in Playback(kept[0]).screen_at().text
 
 
 def test_xdist_workers_do_not_collide(pytester: pytest.Pytester) -> None:

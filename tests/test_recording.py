@@ -9,8 +9,18 @@ import msgpack
 import pytest
 
 import termsim
-from termsim import Recording, RecordingError, Text
+from termsim import Playback, Recording, RecordingError, Text
 from termsim._recording import MAGIC
+from termsim.events import (
+    End,
+    Input,
+    Note,
+    Output,
+    UnknownSequences,
+    Unrecognized,
+    WaitEnded,
+    WaitStarted,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -28,21 +38,20 @@ async def test_recording_holds_output_input_waits_notes_and_exit(tmp_path: Path)
     assert recording.header["argv"] == ["sh", "-c", script]
     assert (recording.cols, recording.rows) == (40, 5)
     assert recording.header["term"] == "xterm-256color"
-    kinds = [e.kind for e in recording.events]
-    assert kinds[-1] == "e" and recording.events[-1].data == ("closed",)
-    assert b"".join(e.data[0] for e in recording.of_kind("o")).startswith(b"hello\r\n")
-    inputs = list(recording.of_kind("i"))
-    assert [(e.data[0], e.data[1]) for e in inputs] == [(b"abc\r", "typed 'abc\\n'")]
-    assert [e.data[0] for e in recording.of_kind("n")] == ["about to type"]
-    waits = [e.data[0] for e in recording.of_kind("W")]
-    starts = [e.data[0] for e in recording.of_kind("w")]
-    assert "hello" in starts[0]["predicate"] and starts[0]["timeout"] == 10
-    assert waits[0]["outcome"] == "matched" and waits[0]["id"] == starts[0]["id"]
+    assert recording.events[-1] == End(recording.events[-1].t, "closed")
+    assert b"".join(e.data for e in recording.of_type(Output)).startswith(b"hello\r\n")
+    inputs = list(recording.of_type(Input))
+    assert [(e.data, e.label) for e in inputs] == [(b"abc\r", "typed 'abc' + enter")]
+    assert [e.label for e in recording.of_type(Note)] == ["about to type"]
+    waits = list(recording.of_type(WaitEnded))
+    starts = list(recording.of_type(WaitStarted))
+    assert "hello" in starts[0].predicate and starts[0].timeout == 10
+    assert waits[0].outcome == "matched" and waits[0].id == starts[0].id
     assert recording.exit_status == 4
     times = [e.t for e in recording.events]
     assert times == sorted(times)
-    assert "got abc" in recording.screen_at().text
-    assert "got abc" not in recording.screen_at(inputs[0].t).text
+    assert "got abc" in Playback(recording).screen_at().text
+    assert "got abc" not in Playback(recording).screen_at(inputs[0].t).text
 
 
 async def test_failed_wait_is_recorded_with_its_outcome(tmp_path: Path) -> None:
@@ -51,8 +60,8 @@ async def test_failed_wait_is_recorded_with_its_outcome(tmp_path: Path) -> None:
         with pytest.raises(termsim.WaitTimeout) as info:
             await term.wait_for(Text("never"), timeout=0.2)
         assert str(path) in str(info.value)
-    ends = [e.data[0] for e in Recording.open(path).of_kind("W")]
-    assert ends[-1]["outcome"] == "timed out"
+    ends = list(Recording.open(path).of_type(WaitEnded))
+    assert ends[-1].outcome == "timed out"
 
 
 async def test_unwritable_recording_is_a_clear_error_at_spawn(tmp_path: Path) -> None:
@@ -86,7 +95,8 @@ def test_bad_files_say_where_and_why(tmp_path: Path) -> None:
     good = MAGIC + record(header) + record(["o", 10, b"hi"])
     end = record(["e", 30, "closed"])
     future = Recording.from_bytes(good + record(["zz", 20, 1]) + end)
-    assert future.complete and [e.kind for e in future.events] == ["o", "zz", "e"]
+    assert future.complete and [type(e) for e in future.events] == [Output, Unrecognized, End]
+    assert future.events[1] == Unrecognized(20e-6, "zz", (1,))
     assert future.header["from-the-future"] is True
 
     damaged_at = len(good)
@@ -126,7 +136,7 @@ async def test_sequences_not_understood_are_counted_in_the_recording(tmp_path: P
     async with termsim.spawn(["printf", "\\033[5ihi\\033[5i"], record=path) as term:
         await term.wait_exit(timeout=10)
         assert term.terminal.unknown["CSI i"] == 2
-    counts = [e.data[0] for e in Recording.open(path).of_kind("u")]
+    counts = [e.counts for e in Recording.open(path).of_type(UnknownSequences)]
     assert counts == [{"CSI i": 2}]
 
 

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import termsim
-from termsim import InputReady, Recording, Text
+from termsim import InputReady, Playback, Recording, Text
 from termsim._redact import MARKER, Redactor
+from termsim.events import Input, Note, WaitStarted
 
 SECRET = "sk-live-0123456789abcdef"
 RAWECHO = Path(__file__).resolve().parent / "programs" / "rawecho.py"
@@ -76,9 +77,9 @@ async def test_secrets_never_reach_the_file(tmp_path: Path) -> None:
     assert SECRET.encode() not in raw
     assert b"sk-live" not in raw  # not even the first half
     recording = Recording.open(path)
-    assert f"token: {MARKER}" in recording.screen_at().text
-    assert [e.data[0] for e in recording.of_kind("n")] == [f"saw {MARKER}"]
-    waits = [e.data[0]["predicate"] for e in recording.of_kind("w")]
+    assert f"token: {MARKER}" in Playback(recording).screen_at().text
+    assert [e.label for e in recording.of_type(Note)] == [f"saw {MARKER}"]
+    waits = [e.predicate for e in recording.of_type(WaitStarted)]
     assert all(SECRET not in w for w in waits) and any(MARKER in w for w in waits)
 
 
@@ -92,9 +93,9 @@ async def test_input_typed_with_echo_off_is_masked(tmp_path: Path) -> None:
         await term.wait_for(Text("length 13"), timeout=10)
     raw = path.read_bytes()
     assert b"correct horse" not in raw
-    inputs = list(Recording.open(path).of_kind("i"))
-    assert [e.data[0] for e in inputs] == [MARKER.encode()]
-    assert "echo was off" in inputs[0].data[1]
+    inputs = list(Recording.open(path).of_type(Input))
+    assert [e.data for e in inputs] == [MARKER.encode()]
+    assert "echo was off" in inputs[0].label and inputs[0].secret
 
 
 @pytest.mark.anyio
@@ -106,4 +107,4 @@ async def test_raw_mode_keys_are_not_mistaken_for_passwords(tmp_path: Path) -> N
         await term.wait_for(Text("READ b'visible'"), since=mark, timeout=10)
         await term.press("ctrl+d")
         await term.wait_exit(timeout=10)
-    assert b"visible" in b"".join(e.data[0] for e in Recording.open(path).of_kind("i"))
+    assert b"visible" in b"".join(e.data for e in Recording.open(path).of_type(Input))

@@ -20,8 +20,9 @@ import pytest
 from conftest import program
 
 import termsim
-from termsim import ProcessExited, Recording, RecordingError, Text, WaitTimeout
+from termsim import Playback, ProcessExited, Recording, RecordingError, Text, WaitTimeout
 from termsim._process import descendants, is_running
+from termsim.events import Input
 
 pytestmark = pytest.mark.anyio
 
@@ -129,11 +130,11 @@ async def test_cancelled_at_every_await_point_leaves_nothing(step: str, tmp_path
             await STEPS[step](term)  # raises Cancelled, except aclose (shielded)
             await anyio.lowlevel.checkpoint()
     assert scope.cancelled_caught
-    assert session is not None and session._tg is None and session._reader_done.is_set()
+    assert session is not None and session._pty._tg is None and session._pty._reader_done.is_set()
     assert pids and not any(is_running(pid) for pid in pids)
     recording = Recording.open(path)
     assert recording.complete
-    assert recording.events[-1].data[0] in ("cancelled", "closed")
+    assert recording.end is not None and recording.end.how in ("cancelled", "closed")
 
 
 async def test_cancelled_while_spawning_starts_nothing() -> None:
@@ -144,7 +145,7 @@ async def test_cancelled_while_spawning_starts_nothing() -> None:
         async with session:
             pytest.fail("the block should not run")  # pragma: no cover
     assert scope.cancelled_caught
-    assert session._proc is None
+    assert session._pty.proc is None
     left = [p for p in set(descendants(_self_pid())) - before if is_running(p)]
     assert left == []
 
@@ -161,7 +162,8 @@ async def test_background_tasks_cancelled_first_still_end_and_reap(tmp_path: Pat
     assert not any(is_running(pid) for pid in pids)
     assert term.exit_status == -9  # it ignored SIGHUP and SIGTERM
     recording = Recording.open(path)
-    assert recording.exit_status == -9 and recording.events[-1].data[0] == "cancelled"
+    assert recording.exit_status == -9 and recording.end is not None
+    assert recording.end.how == "cancelled"
 
 
 def _self_pid() -> int:
@@ -199,8 +201,8 @@ def test_sigkill_mid_session_loses_at_most_the_last_moments(tmp_path: Path) -> N
     recording = Recording.open(path)
     assert not recording.complete and recording.stopped_at == path.stat().st_size
     # Every input the killed process sent is in the file.
-    assert len(list(recording.of_kind("i"))) == 49
-    assert "tick 49" in recording.screen_at().text
+    assert len(list(recording.of_type(Input))) == 49
+    assert "tick 49" in Playback(recording).screen_at().text
     # Killed in the middle of writing its last event: readable up to it.
     data = path.read_bytes()
     cut = Recording.from_bytes(data[:-1])

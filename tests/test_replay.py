@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import termsim
-from termsim import ProcessExited, ReplayDivergence, Text, WaitTimeout
+from termsim import Playback, ProcessExited, ReplayDivergence, Text, WaitTimeout
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 sys.path.insert(0, str(RECORDINGS))
@@ -40,7 +40,7 @@ async def test_boot_hang_replays_to_the_same_timeout_in_milliseconds() -> None:
     assert "state: booting" in info.value.snapshot.lines[-1]
     assert info.value.silent_for is not None and info.value.silent_for > HANG_TIMEOUT - 1
     # The same screen the live run failed with, from the recording's end.
-    assert info.value.snapshot.lines == recording.screen_at().lines
+    assert info.value.snapshot.lines == Playback(recording).screen_at().lines
 
 
 async def test_cpr_starvation_replays_to_a_toolbar_timeout() -> None:

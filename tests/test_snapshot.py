@@ -1,12 +1,17 @@
-"""Snapshots: immutable screen values, their cells, regions and rendering."""
+"""Snapshots: immutable screen values, their cells, runs, regions and rendering."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
+from pyte.screens import Char
 
-from termsim import Cell, Cursor, Modes, Region, Snapshot, Style, Terminal
+from termsim import Cell, Cursor, Modes, Playback, Recording, Region, Snapshot, Style, Terminal
+from termsim._snapshot import Run, build_lines
+
+RECORDINGS = sorted((Path(__file__).resolve().parent.parent / "recordings").glob("*.tsr"))
 
 
 def screen(data: bytes, cols: int = 12, rows: int = 4) -> Snapshot:
@@ -167,6 +172,161 @@ def test_Snapshot_span_counts_columns() -> None:
     snap = screen("a你b".encode())
     assert snap.span(0, 0, 4) == "a你b"
     assert snap.span(0, 2, 4) == "b"  # starting on the right half of 你
+
+
+# -- runs ------------------------------------------------------------------------------
+
+
+def test_Snapshot_runs_group_cells_of_one_style() -> None:
+    snap = screen(b"ab\x1b[31mred\x1b[m \x1b[1;44mX", cols=12)
+    assert snap.runs(0) == (
+        Run(0, "ab", Style(), 2),
+        Run(2, "red", Style(fg="red"), 3),
+        Run(5, " ", Style(), 1),
+        Run(6, "X", Style(fg="default", bg="blue", bold=True), 1),
+    )
+
+
+def test_Snapshot_runs_leave_out_trailing_default_blanks_only() -> None:
+    snap = screen(b"  a  \r\n\r\n\x1b[41mb \x1b[K\x1b[m", cols=8)
+    assert snap.runs(0) == (Run(0, "  a", Style(), 3),)  # leading and inner blanks stay
+    assert snap.runs(1) == ()  # a blank row
+    # Blanks in another style are part of the row, up to the last column.
+    assert snap.runs(2) == (Run(0, "b" + " " * 7, Style(bg="red"), 8),)
+    assert snap.runs(3) == ()
+    # Under DECSCNM a blank is reverse video: nothing is left out.
+    reverse = screen(b"\x1b[?5hhi", cols=4, rows=1)
+    assert reverse.runs(0) == (Run(0, "hi  ", Style(reverse=True), 4),)
+
+
+def test_Snapshot_runs_of_wide_characters_and_combining_marks() -> None:
+    snap = screen("a中b\x1b[7m文\x1b[mx\u0301y 👨\u200d👩".encode(), cols=16)
+    assert snap.cell(0, 2).char == ""
+    reverse = Style(reverse=True)
+    assert snap.runs(0) == (
+        Run(0, "a", Style(), 1),
+        Run(1, "中", Style(), 2, wide=True),  # its right half is covered
+        Run(3, "b", Style(), 1),
+        Run(4, "文", reverse, 2, wide=True),
+        Run(6, "x\u0301", Style(), 1),  # one cell, two code points: a run of its own
+        Run(7, "y ", Style(), 2),
+        Run(9, "👨\u200d", Style(), 2, wide=True),
+        Run(11, "👩", Style(), 2, wide=True),
+    )
+
+
+def test_Snapshot_runs_do_not_depend_on_the_cursor() -> None:
+    term = Terminal(10, 2)
+    term.feed(b"\x1b[32mhello\x1b[m")
+    before = term.screen
+    term.feed(b"\x1b[2;5H\x1b[?25l")
+    after = term.screen
+    assert before.cursor != after.cursor
+    assert after.runs(0) == before.runs(0) == (Run(0, "hello", Style(fg="green"), 5),)
+
+
+def test_Snapshot_runs_negative_and_outside_indexes() -> None:
+    snap = screen(b"top\x1b[4;1Hbottom")
+    assert snap.runs(-1) == snap.runs(3) == (Run(0, "bottom", Style(), 6),)
+    assert snap.runs(-4) == snap.runs(0)
+    for row in (4, -5, 100):
+        with pytest.raises(IndexError, match="outside a screen of"):
+            snap.runs(row)
+
+
+def test_Snapshot_runs_are_cached_per_row_and_never_leak_between_rows() -> None:
+    term = Terminal(10, 4)
+    term.feed(b"same\r\n\x1b[31msame\x1b[m\r\nsame\r\nother")
+    first = term.screen
+    assert first.runs(0) is first.runs(0)
+    # Rows of equal text but other styles have their own runs; equal rows
+    # may share theirs.
+    assert first.runs(0) == first.runs(2) == (Run(0, "same", Style(), 4),)
+    assert first.runs(1) == (Run(0, "same", Style(fg="red"), 4),)
+    # A later screen: the unchanged rows keep the very same runs, the changed
+    # one (same text, another style) gets new ones.
+    term.feed(b"\x1b[1;1H\x1b[1msame\x1b[m")
+    second = term.screen
+    assert second.runs(1) is first.runs(1) and second.runs(3) is first.runs(3)
+    assert second.runs(0) == (Run(0, "same", Style(bold=True), 4),)
+    assert first.runs(0) == (Run(0, "same", Style(), 4),)
+    # After a scroll, each row's runs follow its content.
+    term.feed(b"\x1b[4;1H\r\nnew")
+    third = term.screen
+    assert [third.runs(r) for r in range(3)] == [second.runs(r) for r in range(1, 4)]
+    assert third.runs(3) == (Run(0, "new", Style(), 3),)
+    # The same text at another width, or with another blank, is another row.
+    narrow = Terminal(4, 1)
+    narrow.feed(b"same")
+    assert narrow.screen.runs(0) == (Run(0, "same", Style(), 4),)
+    decscnm = Terminal(10, 1)
+    decscnm.feed(b"\x1b[?5hsame")
+    assert decscnm.screen.runs(0) == (Run(0, "same      ", Style(reverse=True), 10),)
+    assert second.with_input_ready(True).runs(0) is second.runs(0)
+
+
+def hand_built(*cells: dict[int, Char], cols: int = 6) -> Snapshot:
+    """A snapshot no terminal would build: rows of cells as given."""
+    return Snapshot(
+        cols=cols, rows=len(cells), cells=cells, lines=build_lines(cells, cols),
+        cursor=Cursor(0, 0, False), title="", alternate=False, modes=Modes(), generation=0,
+    )
+
+
+def test_Snapshot_runs_read_a_lone_right_half_as_a_blank() -> None:
+    red = Char(" ", fg="red")
+    snap = hand_built(
+        {0: Char(""), 1: Char("a"), 2: Char(""), 3: Char(""), 4: red._replace(data="")},
+        {2: Char("b"), 3: Char("")._replace(fg="red"), 4: Char("")},
+    )
+    assert snap.runs(0) == (
+        Run(0, " ", Style(), 1),
+        Run(1, "a", Style(), 2, wide=True),
+        Run(3, " ", Style(), 1),
+        Run(4, " ", Style(fg="red"), 1),
+    )
+    # A right half takes the style of its wide character; trailing lone
+    # halves in the default style are trailing blanks.
+    assert snap.runs(1) == (Run(0, "  ", Style(), 2), Run(2, "b", Style(), 2, wide=True))
+
+
+def check_runs_against_cells(snap: Snapshot) -> None:
+    """Runs say what ``Snapshot.cell`` says, column by column."""
+    for r in range(snap.rows):
+        col = 0
+        for run in snap.runs(r):
+            assert run.col == col and run.width >= 1
+            if run.wide:
+                assert run.width == 2 and snap.cell(r, col + 1).char == ""
+                assert snap.cell(r, col) == Cell(run.text, run.style)
+            elif run.width > 1:
+                assert len(run.text) == run.width
+            chars = [snap.cell(r, c).char for c in range(col, col + run.width)]
+            assert "".join(chars) == run.text
+            assert all(snap.cell(r, c).style == run.style for c in range(col, col + run.width))
+            col += run.width
+        assert all(snap.cell(r, c) == Cell(" ", Style()) for c in range(col, snap.cols))
+        runs = snap.runs(r)
+        if runs and runs[-1].style == Style():
+            assert not runs[-1].text.endswith(" ")  # trailing default blanks are left out
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
+def test_Snapshot_runs_agree_with_cells_in_the_recordings(path: Path) -> None:
+    recording = Recording.open(path)
+    playback = Playback(recording)
+    times = sorted({e.t for e in recording.events})
+    for t in [*times[:: max(1, len(times) // 25)], None]:
+        check_runs_against_cells(playback.screen_at(t))
+
+
+def test_Snapshot_runs_agree_with_cells_on_edited_wide_characters() -> None:
+    term = Terminal(12, 3)
+    term.feed("中文字\x1b[1;2Hx\x1b[2;1H\x1b[7m表\x1b[m  𝔘\x1b[2;3H\x1b[2@\x1b[3;1H😀\x1b[D\x1b[P"
+              .encode())
+    check_runs_against_cells(term.screen)
+    term.feed(b"\x1b[?5h")
+    check_runs_against_cells(term.screen)
 
 
 # -- text and regions ------------------------------------------------------------------

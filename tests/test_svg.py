@@ -1,29 +1,40 @@
 """Screens as SVG: deterministic bytes, colours and reverse video, the cursor, wide
-characters, and everything the program printed kept as text, never as markup."""
+characters, and everything the program printed kept as text, never as markup; and
+the drawing rules the SVG shares with the HTML report (``termsim._draw``)."""
 
 from __future__ import annotations
 
+import html
+import inspect
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from termsim import Recording, Snapshot, Terminal
-from termsim._svg import (
-    BASELINE,
-    CELL_HEIGHT,
-    CELL_WIDTH,
+from termsim import Playback, Recording, Snapshot, Style, Terminal, _draw, _html, _svg
+from termsim._draw import (
     DEFAULT_BG,
     DEFAULT_FG,
+    DEFAULT_LOOK,
     PALETTE,
+    DrawnRun,
+    Look,
     clean,
     colour,
-    snapshot_svg,
+    cursor_cell,
+    drawn_row,
+    drawn_runs,
+    escape,
+    look,
 )
+from termsim._snapshot import Run
+from termsim._svg import BASELINE, CELL_HEIGHT, CELL_WIDTH, snapshot_svg
 from termsim.cli import main
+from termsim.events import WaitEnded, WaitStarted
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSING = ROOT / "recordings" / "passing.tsr"
+RECORDINGS = sorted((ROOT / "recordings").glob("*.tsr"))
 NS = "{http://www.w3.org/2000/svg}"
 
 
@@ -57,10 +68,10 @@ def sleeping_screen() -> Snapshot:
     """passing.tsr's screen when the last wait for 'state: sleeping' matched (the
     final screen has no toolbar: the program erased it when it exited)."""
     recording = Recording.open(PASSING)
-    waits = {e.data[0]["id"]: e.data[0] for e in recording.of_kind("w")}
-    matched = [e for e in recording.of_kind("W")
-               if "state: sleeping" in waits[e.data[0]["id"]]["predicate"]]
-    snap = recording.screen_at(matched[-1].t)
+    waits = {e.id: e for e in recording.of_type(WaitStarted)}
+    matched = [e for e in recording.of_type(WaitEnded)
+               if "state: sleeping" in waits[e.id].predicate]
+    snap = Playback(recording).screen_at(matched[-1].t)
     assert snap.lines[-1].startswith(" state: sleeping")
     return snap
 
@@ -69,14 +80,15 @@ def test_the_same_screen_always_gives_the_same_bytes() -> None:
     recording = Recording.open(PASSING)
     again = Recording.open(PASSING)
     for t in (0.0, 0.19, 0.6, 1.2, None):
-        svg = snapshot_svg(recording.screen_at(t))
-        assert svg == snapshot_svg(again.screen_at(t))
-        assert svg == snapshot_svg(recording.screen_at(t))
+        svg = snapshot_svg(Playback(recording).screen_at(t))
+        assert svg == snapshot_svg(Playback(again).screen_at(t))
+        assert svg == snapshot_svg(Playback(recording).screen_at(t))
         assert svg.endswith("</svg>\n")
         parse(svg)
-    assert snapshot_svg(recording.screen_at(0.19)) != snapshot_svg(recording.screen_at(1.2))
+    playback = Playback(recording)
+    assert snapshot_svg(playback.screen_at(0.19)) != snapshot_svg(playback.screen_at(1.2))
     # Nothing that changes from run to run: no ids, no dates.
-    svg = snapshot_svg(recording.screen_at(None))
+    svg = snapshot_svg(Playback(recording).screen_at(None))
     assert " id=" not in svg and "2026" not in svg
 
 
@@ -233,7 +245,7 @@ def test_cli_export_writes_the_svg_of_a_moment(
     assert "wrote" in capsys.readouterr().err
     recording = Recording.open(PASSING)
     t = float(when[1]) if when and when[0] == "--at" else None
-    assert out.read_text(encoding="utf-8") == snapshot_svg(recording.screen_at(t))
+    assert out.read_text(encoding="utf-8") == snapshot_svg(Playback(recording).screen_at(t))
 
 
 def test_cli_export_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -242,3 +254,175 @@ def test_cli_export_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["export", str(PASSING), "--at", "1", "-o", str(tmp_path / "s.cast")]) == 2
     assert ".svg" in capsys.readouterr().err
     assert not (tmp_path / "s.cast").exists()
+
+
+# -- the drawing rules shared with the HTML report -------------------------------------------
+
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "\"'><img src=x onerror=alert(1)>",
+    "a & b &amp; &#60; <!-- c --> ]]> </title></svg>",
+    "bell\x07 esc\x1b[31m nul\x00 del\x7f c1\x85 lone\ud800 \ufffe\uffff",
+    "\u2028\u2029 ok ❯ 中 \U0001f600",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_escape_leaves_no_markup_and_only_characters_xml_can_hold(text: str) -> None:
+    escaped = escape(text)
+    assert not set(escaped) & set("<>\"'")
+    assert "&" not in escaped.replace("&amp;", "").replace("&lt;", "").replace(
+        "&gt;", "").replace("&quot;", "").replace("&#39;", "")
+    escaped.encode("utf-8")  # no lone surrogate
+    assert html.unescape(escaped) == clean(text)
+    # As an attribute value and as element text, it reads back as it was.
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" a="{escaped}" b=\'{escaped}\'>{escaped}</svg>'
+    root = ET.fromstring(svg.encode("utf-8"))
+    assert root.get("a") == root.get("b") == root.text == clean(text)
+
+
+def test_escape_and_clean_exactly() -> None:
+    assert escape("<a href='x'>\"&\"</a>") == (
+        "&lt;a href=&#39;x&#39;&gt;&quot;&amp;&quot;&lt;/a&gt;")
+    assert escape(42) == "42"  # anything is written as its str()
+    assert escape("\x1b[31m") == "\ufffd[31m"
+    assert clean("tab\there\x7f\x85\ud800\ufffe") == "tab\ufffdhere" + "\ufffd" * 4
+    text = "plain ascii, nothing to do"
+    assert clean(text) is text
+    assert len(clean(HOSTILE[3])) == len(HOSTILE[3])  # one for one: columns still count
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("default", "#123456"), ("red", "#cd0000"), ("brown", "#cdcd00"),
+     ("brightblue", "#5c5cff"), ("bfightmagenta", "#ff00ff"), ("ABCDEF", "#abcdef"),
+     ("0a0B0c", "#0a0b0c"), ("nonsense", "#123456"), ("abcdeg", "#123456"),
+     ("abcdef0", "#123456"), ('"/><script>', "#123456"), ("", "#123456")],
+)
+def test_colour_resolution(name: str, expected: str) -> None:
+    assert colour(name, "#123456") == expected
+
+
+def test_look_resolves_colours_reverse_video_and_the_cursor() -> None:
+    assert look(Style()) == DEFAULT_LOOK == Look(DEFAULT_FG, DEFAULT_BG)
+    styled = Style(fg="red", bg="0000ff", bold=True, italic=True, underline=True,
+                   strikethrough=True, blink=True)
+    assert look(styled) == Look(PALETTE["red"], "#0000ff", True, True, True, True)
+    reverse = Style(fg="red", bg="0000ff", reverse=True)
+    assert look(reverse) == Look("#0000ff", PALETTE["red"])
+    # The cursor shows the cell in reverse, whatever it was.
+    assert look(styled, True) == Look("#0000ff", PALETTE["red"], True, True, True, True, True)
+    assert look(reverse, True) == Look(PALETTE["red"], "#0000ff", cursor=True)
+    assert look(Style(), True) == Look(DEFAULT_BG, DEFAULT_FG, cursor=True)
+    # Memoised, by identity, without mixing up styles.
+    assert look(styled) is look(styled)
+    assert look(Style(fg="red", bg="0000ff", bold=True, italic=True, underline=True,
+                      strikethrough=True, blink=True)) == look(styled)
+
+
+def test_look_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_draw, "_LOOKS", {})
+    monkeypatch.setattr(_draw, "_MAX_LOOKS", 3)
+    styles = [Style(fg=f"{i:06x}") for i in range(10)]
+    for _ in range(2):
+        assert [look(s).fg for s in styles] == [f"#{i:06x}" for i in range(10)]
+    assert len(_draw._LOOKS) <= 3
+
+
+def test_cursor_cell_is_clamped_and_absent_when_hidden() -> None:
+    assert cursor_cell(screen(b"ab")) == (0, 2)
+    assert cursor_cell(screen(b"x" * 10, cols=10)) == (0, 9)  # the pending wrap
+    assert cursor_cell(screen(b"ab\x1b[?25l")) is None
+
+
+def test_drawn_runs_lay_the_cursor_over_the_row() -> None:
+    red, plain = Style(fg="red"), Style()
+    runs = (Run(0, "ab", plain, 2), Run(2, "cde", red, 3), Run(5, "中", red, 2, wide=True))
+    assert drawn_runs(runs) == [
+        DrawnRun(0, 2, "ab", DEFAULT_LOOK), DrawnRun(2, 3, "cde", look(red)),
+        DrawnRun(5, 2, "中", look(red), True)]
+    # Inside a run: the run is cut around the cursor's cell.
+    assert drawn_runs(runs, 3) == [
+        DrawnRun(0, 2, "ab", DEFAULT_LOOK), DrawnRun(2, 1, "c", look(red)),
+        DrawnRun(3, 1, "d", look(red, True)), DrawnRun(4, 1, "e", look(red)),
+        DrawnRun(5, 2, "中", look(red), True)]
+    assert drawn_runs(runs, 0)[:2] == [
+        DrawnRun(0, 1, "a", look(plain, True)), DrawnRun(1, 1, "b", DEFAULT_LOOK)]
+    # On either half of a wide character: all of it.
+    for col in (5, 6):
+        assert drawn_runs(runs, col)[-1] == DrawnRun(5, 2, "中", look(red, True), True)
+    # Past the end: the default blanks up to the cursor are drawn.
+    assert drawn_runs(runs, 7)[-1] == DrawnRun(7, 1, " ", look(plain, True))
+    assert drawn_runs(runs, 9)[-2:] == [
+        DrawnRun(7, 2, "  ", DEFAULT_LOOK), DrawnRun(9, 1, " ", look(plain, True))]
+    assert drawn_runs((), 2) == [
+        DrawnRun(0, 2, "  ", DEFAULT_LOOK), DrawnRun(2, 1, " ", look(plain, True))]
+    assert drawn_runs((), 0) == [DrawnRun(0, 1, " ", look(plain, True))]
+    # Text is cleaned (one for one), never escaped.
+    assert drawn_runs((Run(0, "<\x1b>", plain, 3),)) == [DrawnRun(0, 3, "<\ufffd>", DEFAULT_LOOK)]
+
+
+def reference_row(snap: Snapshot, row: int, cursor: tuple[int, int] | None) -> list[
+        tuple[int, int, str, Look]]:
+    """A row drawn a cell at a time from ``Snapshot.cell``: how the SVG did it
+    before rows came as runs (the rule ``drawn_row`` must keep)."""
+    cells = [snap.cell(row, c) for c in range(snap.cols)]
+    out = []
+    c = 0
+    while c < snap.cols:
+        char = cells[c].char
+        width = 2 if c + 1 < snap.cols and cells[c + 1].char == "" and char != "" else 1
+        is_cursor = cursor is not None and cursor[0] == row and c <= cursor[1] < c + width
+        out.append((c, width, clean(char or " "), look(cells[c].style, is_cursor)))
+        c += width
+    return out
+
+
+def cells_of(runs: list[DrawnRun]) -> list[tuple[int, int, str, Look]]:
+    out = []
+    for run in runs:
+        if run.wide or run.width == 1:
+            out.append((run.col, run.width, run.text, run.look))
+        else:
+            assert len(run.text) == run.width
+            out.extend((run.col + i, 1, ch, run.look) for i, ch in enumerate(run.text))
+    return out
+
+
+def check_drawn_rows(snap: Snapshot) -> None:
+    cursor = cursor_cell(snap)
+    for row in range(snap.rows):
+        drawn = cells_of(drawn_row(snap, row, cursor))
+        reference = reference_row(snap, row, cursor)
+        assert reference[:len(drawn)] == drawn
+        assert all(cell[2:] == (" ", DEFAULT_LOOK) for cell in reference[len(drawn):])
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
+def test_drawn_rows_match_the_cell_by_cell_rule_in_the_recordings(path: Path) -> None:
+    recording = Recording.open(path)
+    playback = Playback(recording)
+    times = sorted({e.t for e in recording.events})
+    for t in [*times[:: max(1, len(times) // 25)], None]:
+        check_drawn_rows(playback.screen_at(t))
+
+
+def test_drawn_rows_match_the_cell_by_cell_rule_with_wide_characters() -> None:
+    for moves in (b"", b"\x1b[1;3H", b"\x1b[1;4H", b"\x1b[1;12H", b"\x1b[2;1H", b"\x1b[3;8H"):
+        term = Terminal(12, 3)
+        term.feed("a中\x1b[4m文x\u0301\x1b[m\x1b[7m 字 \x1b[m\r\n\x1b[41m😀 \x1b[K\x1b[m".encode()
+                  + moves)
+        check_drawn_rows(term.screen)
+
+
+def test_renderers_see_a_screen_only_through_its_public_reading() -> None:
+    """No renderer reads a snapshot's storage or pyte's characters: rows come
+    from ``Snapshot.runs``, and only ``_draw`` resolves how they look."""
+    for module in (_draw, _svg, _html):
+        source = inspect.getsource(module)
+        assert "import pyte" not in source and "from pyte" not in source
+        assert "._cells" not in source and "._default" not in source
+    # One palette and one escaping function, _draw's.
+    assert "def colour" not in inspect.getsource(_svg)
+    assert "&amp;" not in inspect.getsource(_svg) + inspect.getsource(_html)

@@ -1,59 +1,26 @@
 """The sans-IO Terminal: bytes in, replies and screens out.
 
-Almost every case goes through ``feed_split``, which feeds the bytes whole,
-one byte at a time and split at every single offset, and checks that all of
-them give the same screen, the same replies and the same query log.
+Almost every case goes through ``feed_split`` (``tests/helpers.py``), which
+feeds the bytes whole, one byte at a time and split at every single offset,
+and checks that all of them give the same screen, the same replies, the same
+query log and the same counts of sequences not understood.
 """
 
 from __future__ import annotations
 
+import pyte
 import pytest
+from helpers import COLS, ROWS, feed_chunks, feed_split, query_log
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import Modes, Query, Snapshot, Terminal
+from termsim import QUERY_KINDS, Modes, Query, Snapshot, Terminal, _queries
+from termsim._terminal import printable
 
-COLS, ROWS = 20, 5
 ESC = b"\x1b"
 
 
 # -- helpers ----------------------------------------------------------------------
-
-
-def feed_chunks(
-    chunks: list[bytes], cols: int = COLS, rows: int = ROWS, policy: dict[str, str] | None = None,
-) -> tuple[Terminal, bytes]:
-    """A fresh terminal fed ``chunks`` one after the other, and all its replies."""
-    term = Terminal(cols, rows, policy=policy)  # type: ignore[arg-type]
-    replies = b"".join(term.feed(chunk) for chunk in chunks)
-    return term, replies
-
-
-def query_log(term: Terminal) -> list[tuple[str, str, int, bytes | None, str]]:
-    return [(q.kind, q.request, q.offset, q.reply, q.status) for q in term.queries]
-
-
-def feed_split(
-    data: bytes, cols: int = COLS, rows: int = ROWS, policy: dict[str, str] | None = None,
-) -> tuple[Terminal, bytes]:
-    """Feed ``data`` whole, byte by byte, and split at every offset.
-
-    Every way must give the same screen, replies, query log (offsets
-    included) and unknown-sequence counts. Returns the terminal fed whole
-    and its replies.
-    """
-    whole, replies = feed_chunks([data], cols, rows, policy)
-    ways = {"one byte at a time": [data[i:i + 1] for i in range(len(data))]}
-    for k in range(len(data) + 1):
-        ways[f"split at {k}"] = [data[:k], data[k:]]
-    for how, chunks in ways.items():
-        term, got = feed_chunks(chunks, cols, rows, policy)
-        assert term.screen == whole.screen, f"{how}:\n{term.screen.render()}"
-        assert got == replies, how
-        assert query_log(term) == query_log(whole), how
-        assert term.unknown == whole.unknown, how
-        assert term.bytes_fed == len(data), how
-    return whole, replies
 
 
 def internal_errors(term: Terminal) -> list[str]:
@@ -63,19 +30,6 @@ def internal_errors(term: Terminal) -> list[str]:
 
 def row(term: Terminal, index: int) -> str:
     return term.screen.lines[index].rstrip()
-
-
-def test_feed_split_fails_for_a_terminal_that_depends_on_chunks(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    real_feed = Terminal.feed
-
-    def lossy_feed(self: Terminal, data: bytes) -> bytes:
-        return real_feed(self, b"" if data == b"b" else data)  # loses a lone "b"
-
-    monkeypatch.setattr(Terminal, "feed", lossy_feed)
-    with pytest.raises(AssertionError, match="one byte at a time"):
-        feed_split(b"abc")
 
 
 # -- query answers ----------------------------------------------------------------
@@ -177,6 +131,12 @@ def test_DECRQM_reports_ansi_insert_mode() -> None:
     assert replies == b"\x1b[4;2$y\x1b[4;1$y"
 
 
+def test_DECRQM_keeps_ansi_and_private_modes_apart() -> None:
+    # pyte keys private mode 1 as 32: ANSI mode 32 is still not recognised.
+    _, replies = feed_split(b"\x1b[?1h\x1b[32$p\x1b[?1$p\x1b[?4$p")
+    assert replies == b"\x1b[32;0$y\x1b[?1;1$y\x1b[?4;2$y"
+
+
 def test_DECRQM_reports_default_on_modes() -> None:
     _, replies = feed_split(b"\x1b[?25$p\x1b[?7$p\x1b[?25l\x1b[?25$p")
     assert replies == b"\x1b[?25;1$y\x1b[?7;1$y\x1b[?25;2$y"
@@ -268,6 +228,95 @@ def test_Query_unsupported_kind_is_logged_without_reply() -> None:
     assert row(term, 0) == "X"
 
 
+# -- the query table (termsim/_queries.py) ------------------------------------------
+
+#: One request of every kind termsim recognises.
+SAMPLE_REQUESTS: dict[str, bytes] = {
+    "cpr": b"\x1b[6n",
+    "decxcpr": b"\x1b[?6n",
+    "dsr": b"\x1b[5n",
+    "da1": b"\x1b[c",
+    "da2": b"\x1b[>c",
+    "window-size": b"\x1b[18t",
+    "osc-fg": b"\x1b]10;?\x07",
+    "osc-bg": b"\x1b]11;?\x1b\\",
+    "osc-cursor": b"\x1b]12;?\x07",
+    "decrqm": b"\x1b[?2004$p",
+    "da3": b"\x1b[=c",
+    "xtversion": b"\x1b[>0q",
+    "decrqss": b"\x1bP$qm\x1b\\",
+    "xtgettcap": b"\x1bP+q544e\x1b\\",
+    "kitty-keyboard": b"\x1b[?u",
+    "xtqmodkeys": b"\x1b[?4m",
+    "osc-palette": b"\x1b]4;1;?\x07",
+    "dsr-other": b"\x1b[1n",
+    "decdsr-other": b"\x1b[?26n",
+    **{f"xtwinops {op}": f"\x1b[{op}t".encode() for op in (11, 13, 14, 15, 16, 19, 20, 21)},
+}
+#: The kinds termsim has no answer for yet: logged as "unsupported".
+UNSUPPORTED = {
+    "da3", "xtversion", "decrqss", "xtgettcap", "kitty-keyboard", "xtqmodkeys",
+    "osc-palette", "dsr-other", "decdsr-other",
+    *(f"xtwinops {op}" for op in (11, 13, 14, 15, 16, 19, 20, 21)),
+}
+#: The kinds QUERY_KINDS listed before the table existed.
+ORIGINAL_KINDS = {
+    "cpr", "decxcpr", "dsr", "da1", "da2", "window-size", "osc-fg", "osc-bg", "osc-cursor",
+    "decrqm",
+}
+
+
+def test_QUERY_KINDS_is_the_table_and_describes_every_kind() -> None:
+    assert {kind: k.description for kind, k in _queries.KINDS.items()} == QUERY_KINDS
+    assert set(QUERY_KINDS) >= ORIGINAL_KINDS
+    assert set(SAMPLE_REQUESTS) == set(QUERY_KINDS), "add a sample request for each new kind"
+    for kind, description in QUERY_KINDS.items():
+        name = description.split(",")[0]
+        assert name.strip() and name != description, (kind, description)
+
+
+@pytest.mark.parametrize("kind", sorted(SAMPLE_REQUESTS))
+def test_every_kind_is_recognised_and_answered_from_the_table(
+    kind: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    entry = _queries.KINDS[kind]
+    seen: list[_queries.Request] = []
+
+    def answer(screen: object, request: _queries.Request) -> str:
+        seen.append(request)
+        return f"<{request.kind}>"
+
+    monkeypatch.setitem(_queries.KINDS, kind, _queries.Kind(entry.description, answer))  # type: ignore[arg-type]
+    term, replies = feed_split(b"x" + SAMPLE_REQUESTS[kind] + b"y")
+    assert replies == f"<{kind}>".encode()
+    request = seen[-1]
+    # The request as sent (a DCS request is logged without its terminator).
+    assert SAMPLE_REQUESTS[kind].startswith(request.text.encode())
+    assert query_log(term) == [
+        (kind, printable(request.text), 1, f"<{kind}>".encode(), "answered"),
+    ]
+    assert row(term, 0) == "xy"
+    assert not term.unknown
+
+
+@pytest.mark.parametrize("kind", sorted(SAMPLE_REQUESTS))
+def test_each_kind_is_answered_or_logged_unsupported(kind: str) -> None:
+    # Under every policy: a kind termsim cannot answer is "unsupported".
+    for policy in ("answer", "ignore", 0.5):
+        term, replies = feed_split(SAMPLE_REQUESTS[kind], policy={kind: policy})
+        [query] = term.queries
+        assert query.kind == kind
+        if kind in UNSUPPORTED:
+            assert (query.status, query.reply, replies) == ("unsupported", None, b"")
+            assert term.take_deferred() == []
+        elif policy == "answer":
+            assert query.status == "answered"
+            assert query.reply and replies == query.reply
+        else:
+            assert query.status == ("ignored" if policy == "ignore" else "deferred")
+            assert query.reply and replies == b""
+
+
 def test_Policy_ignore_gives_no_reply_and_lists_the_query_unanswered() -> None:
     term, replies = feed_split(b"ab\x1b[6n\x1b[5n", policy={"cpr": "ignore"})
     assert replies == b"\x1b[0n"  # only the other kind is answered
@@ -278,23 +327,76 @@ def test_Policy_ignore_gives_no_reply_and_lists_the_query_unanswered() -> None:
     assert term.take_deferred() == []
 
 
-def test_Policy_defer_computes_the_reply_at_the_query_offset() -> None:
-    term, replies = feed_split(b"ab\x1b[6ncdef", policy={"cpr": "defer"})
+def test_Policy_delay_computes_the_reply_at_the_query_offset() -> None:
+    term, replies = feed_split(b"ab\x1b[6ncdef", policy={"cpr": 0.25})
     assert replies == b""
     assert row(term, 0) == "abcdef"
     deferred = term.take_deferred()
-    assert [(q.kind, q.offset, q.reply, q.status) for q in deferred] == [
-        ("cpr", 2, b"\x1b[1;3R", "deferred"),
+    assert [(q.kind, q.offset, q.reply, q.status, q.delay) for q in deferred] == [
+        ("cpr", 2, b"\x1b[1;3R", "deferred", 0.25),
     ]
     assert term.take_deferred() == []  # handed out once
     assert term.unanswered() == deferred
-    deferred[0].status = "answered"  # the caller marks it once sent
+    assert term.deferred_answered() is deferred[0]  # the caller sent it
+    assert deferred[0].status == "answered"
     assert term.unanswered() == []
+    assert term.deferred_answered() is None
 
 
-def test_Policy_unknown_kind_is_rejected() -> None:
-    with pytest.raises(ValueError, match="unknown query kind 'cpx'"):
-        Terminal(COLS, ROWS, policy={"cpx": "ignore"})  # type: ignore[dict-item]
+def test_Policy_delay_zero_still_defers() -> None:
+    term, replies = feed_split(b"\x1b[5n", policy={"dsr": 0})
+    assert replies == b""
+    [query] = term.take_deferred()
+    assert (query.status, query.delay, query.reply) == ("deferred", 0.0, b"\x1b[0n")
+    assert isinstance(query.delay, float)
+
+
+def test_Policy_delay_is_per_kind() -> None:
+    term, replies = feed_split(b"\x1b[6n\x1b[5n\x1b[c", policy={"cpr": 1.5, "dsr": 0.5})
+    assert replies == b"\x1b[?62;22c"
+    assert [(q.kind, q.delay) for q in term.take_deferred()] == [("cpr", 1.5), ("dsr", 0.5)]
+    assert [(q.kind, q.delay) for q in term.queries] == [
+        ("cpr", 1.5), ("dsr", 0.5), ("da1", None),
+    ]
+
+
+def test_deferred_answered_marks_the_oldest_deferred_query() -> None:
+    term = Terminal(COLS, ROWS, policy={"cpr": 2.0})
+    assert term.feed(b"a\x1b[6n\x1b[5nb\x1b[6n") == b"\x1b[0n"
+    first, _dsr, second = term.queries
+    assert [q.status for q in term.queries] == ["deferred", "answered", "deferred"]
+    assert term.deferred_answered() is first
+    assert [q.status for q in term.queries] == ["answered", "answered", "deferred"]
+    assert term.unanswered() == [second]
+    # The answered one is no longer handed out; the other still is.
+    assert term.take_deferred() == [second]
+    assert term.deferred_answered() is second
+    assert term.deferred_answered() is None
+    assert term.unanswered() == []
+    assert (first.reply, second.reply) == (b"\x1b[1;2R", b"\x1b[1;3R")
+
+
+def test_deferred_answered_leaves_ignored_and_unsupported_queries_alone() -> None:
+    term = Terminal(COLS, ROWS, policy={"cpr": "ignore", "xtversion": 1.0})
+    term.feed(b"\x1b[6n\x1b[>q")
+    assert term.deferred_answered() is None
+    assert [q.status for q in term.queries] == ["ignored", "unsupported"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["defer", "later", "ANSWER", "", -1, -0.001, float("nan"), float("inf"), True, None, "1.0"],
+)
+def test_Policy_invalid_value_is_rejected_naming_kind_and_value(value: object) -> None:
+    with pytest.raises(ValueError, match="policy for query kind 'cpr' must be") as info:
+        Terminal(COLS, ROWS, policy={"dsr": "ignore", "cpr": value})  # type: ignore[dict-item]
+    assert str(info.value).endswith(f"not {value!r}")
+
+
+def test_Policy_accepts_every_kind_and_every_value() -> None:
+    for value in ("answer", "ignore", 0, 0.0, 3, 2.5):
+        term = Terminal(COLS, ROWS, policy=dict.fromkeys(QUERY_KINDS, value))
+        assert term.policy == dict.fromkeys(QUERY_KINDS, value)
 
 
 def test_Query_is_a_plain_value() -> None:
@@ -393,6 +495,33 @@ def test_SGR_modify_other_keys_is_not_underline_or_bold() -> None:
     style = term.screen.cell(0, 0).style
     assert not style.underline
     assert not style.bold
+
+
+#: SGR codes pyte keeps, drops, and reads as colour parameters.
+_SGR_CODES = st.sampled_from(
+    [0, 1, 2, 3, 4, 5, 7, 8, 9, 21, 22, 23, 24, 25, 27, 28, 29, 30, 31, 37, 38, 39, 40, 47,
+     48, 49, 53, 90, 97, 100, 105, 107, 2, 5, 16, 196, 255, 256, 1000],
+)
+
+
+@given(
+    st.lists(st.lists(_SGR_CODES, max_size=8), min_size=1, max_size=6),
+    st.booleans(),
+)
+@settings(max_examples=300, deadline=None, database=None)
+def test_SGR_sets_what_pyte_sets(sequences: list[list[int]], reverse_video: bool) -> None:
+    # termsim's SGR (termsim/_sgr.py) is a memoised port of pyte's
+    # select_graphic_rendition: each sequence, applied twice (the memos and
+    # the per-sequence shortcut), must leave the pen as pyte leaves it.
+    term = Terminal(COLS, ROWS)
+    screen = pyte.Screen(COLS, ROWS)
+    if reverse_video:  # DECSCNM: SGR 0 resets to reverse video
+        term.feed(b"\x1b[?5h")
+        screen.set_mode(5, private=True)
+    for values in sequences + sequences:
+        term.feed(b"\x1b[" + ";".join(map(str, values)).encode() + b"m")
+        screen.select_graphic_rendition(*values)
+        assert term._screen.cursor.attrs == screen.cursor.attrs, values
 
 
 def test_DCS_body_is_swallowed_and_logged() -> None:
@@ -917,3 +1046,41 @@ def test_Terminal_fuzz_chunking_changes_nothing(data: bytes, cuts: list[int]) ->
     assert split.screen == whole.screen
     assert split_replies == replies
     assert query_log(split) == query_log(whole)
+
+
+# -- transcripts ----------------------------------------------------------------------------
+
+
+def test_transcript_keeps_the_rows_that_scrolled_off() -> None:
+    term = Terminal(10, 3)
+    term.feed(b"\r\n".join(f"line {i}".encode() for i in range(8)))
+    assert term.screen.text == "line 5\nline 6\nline 7"
+    assert term.transcript() == "\n".join(f"line {i}" for i in range(8))
+
+
+def test_transcript_since_a_mark_leaves_out_what_was_drawn_before() -> None:
+    term = Terminal(12, 4)
+    term.feed(b"old 1\r\nold 2\r\n> ")
+    since = term.history_mark()
+    # The reply scrolls the old rows off; they are still not part of it.
+    term.feed(b"hi\r\n" + b"\r\n".join(f"reply {i}".encode() for i in range(6)) + b"\r\n> ")
+    assert term.transcript(since) == "> hi\n" + "\n".join(f"reply {i}" for i in range(6)) + "\n>"
+    assert "old" not in term.transcript(since)
+    assert term.transcript().startswith("old 1\nold 2\n> hi")
+
+
+def test_transcript_has_no_escape_sequences_and_skips_the_alternate_screen() -> None:
+    term = Terminal(10, 2)
+    term.feed(b"\x1b[1;31mred\x1b[0m\r\nx\r\ny")
+    term.feed(b"\x1b[?1049h" + b"\r\n".join(b"full %d" % i for i in range(5)) + b"\x1b[?1049l")
+    assert term.transcript() == "red\nx\ny"
+
+
+def test_transcript_memory_is_bounded_and_says_what_it_dropped() -> None:
+    from termsim._screen import HISTORY_ROWS
+
+    term = Terminal(10, 2)
+    term.feed(b"\r\n".join(b"%d" % i for i in range(HISTORY_ROWS + 50)))
+    lines = term.transcript().split("\n")
+    assert lines[0] == "[… 48 earlier rows not kept]"  # 2 rows are on the screen
+    assert lines[1] == "48" and lines[-1] == str(HISTORY_ROWS + 49)

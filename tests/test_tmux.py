@@ -21,6 +21,7 @@ import pytest
 
 import termsim
 from termsim import Recording
+from termsim.events import Output, Resize
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 CUTS = 8
@@ -68,7 +69,7 @@ def tmux_screen(base: list[str], data: bytes, cols: int, rows: int, tmp: Path) -
 
 
 def cut_points(recording: Recording) -> list[int]:
-    outputs = [e for e in recording.events if e.kind == "o"]
+    outputs = list(recording.of_type(Output))
     if len(outputs) <= CUTS:
         return list(range(1, len(outputs) + 1))
     step = len(outputs) / CUTS
@@ -81,8 +82,8 @@ def test_termsim_and_tmux_show_the_same_text(
     name: str, tmux: list[str], tmp_path: Path,
 ) -> None:
     recording = Recording.open(RECORDINGS / f"{name}.tsr")
-    assert not any(e.kind == "r" for e in recording.events)  # no resizes to replay
-    outputs = [bytes(e.data[0]) for e in recording.events if e.kind == "o"]
+    assert not any(recording.of_type(Resize))  # no resizes to replay
+    outputs = [e.data for e in recording.of_type(Output)]
     cols, rows = recording.cols, recording.rows
     for cut in cut_points(recording):
         data = b"".join(outputs[:cut])

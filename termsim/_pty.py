@@ -1,0 +1,529 @@
+"""The live source: a real program in a pseudo-terminal, read and written through anyio.
+
+The thin I/O shell around the sans-IO :class:`~termsim.Terminal` and the
+shared :class:`~termsim._engine.Engine`. It turns what happens at the PTY
+into :mod:`termsim.events` and hands them on, in order:
+
+* ptyprocess forks the child in a new PTY (it becomes a session leader);
+* a reader task waits for the master fd to be readable (``anyio.wait_readable``,
+  so epoll on asyncio and trio alike), reads everything available (each read
+  an :class:`~termsim.events.Output`, emitted at once so the recording has
+  it as read), and applies the backlog to the engine in slices between reads;
+  the terminal's replies are written back at once, so a CPR is answered
+  within the same loop iteration that read it;
+* an exit task waits on a pidfd, reaps the child, reads the output still in
+  the PTY, and only then applies the :class:`~termsim.events.Exit`, so a wait
+  that the last output satisfies still succeeds and every other pending
+  wait fails at once;
+* closing (normally, by exception, by cancellation) is shielded: hangup, then
+  terminate, then kill, each with a short grace period, for the child's
+  process group and every descendant found in ``/proc``.
+
+Why this module is long: reading, the exit watcher, writing and teardown are
+one process's lifecycle and share its state; the process tree
+(``_process.py``) and the test-facing API (``_live.py``, ``_driver.py``) live
+apart.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import signal
+import termios
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.abc
+from ptyprocess import PtyProcess
+
+from ._errors import SessionClosed, TermsimError, WaitTimeout
+from ._process import descendants, in_session, is_running, signal_all, wait_gone
+from ._readprobe import ReadProbe
+from ._readtrack import ReadTracker
+from ._terminal import Query
+from .events import Event, Exit, InputRead, Output, Reply, TtyMode, stamp
+
+if TYPE_CHECKING:
+    from ._engine import Engine
+
+log = logging.getLogger("termsim")
+
+READ_SIZE = 1 << 16
+#: Bytes emulated per pass of the reader between two reads of the PTY.
+FEED_SLICE = 1 << 14
+#: Output read but not yet emulated, beyond which reading pauses.
+MAX_BACKLOG = 64 << 20
+#: Read at most this much before letting other tasks run.
+MAX_READ_BURST = 1 << 20
+#: How often a wait on the tty mode (``InputReady``) re-checks it.
+TTY_POLL_INTERVAL = 0.01
+#: Without inotify, how often to ask whether the program read its input:
+#: from the first interval, doubling up to the last.
+READ_POLL = (0.001, 0.05)
+#: Grace periods when ending the process tree: after SIGHUP, after SIGTERM.
+HANGUP_GRACE = 0.5
+TERMINATE_GRACE = 0.5
+KILL_GRACE = 2.0
+
+
+def lflag(fd: int) -> int | None:
+    """The tty's local modes (ICANON, ECHO...); on Linux the master's termios
+    are the slave's, which the program sets. None if they cannot be read."""
+    try:
+        return int(termios.tcgetattr(fd)[3])
+    except (termios.error, OSError):
+        return None
+
+
+def is_raw(flags: int | None) -> bool | None:
+    """Raw: ICANON and ECHO off, as prompt_toolkit and readline set it."""
+    if flags is None:
+        return None
+    return not (flags & termios.ICANON) and not (flags & termios.ECHO)
+
+
+def is_hidden(flags: int | None) -> bool:
+    """Cooked with echo off: a password prompt (getpass, sudo, ssh).
+
+    prompt_toolkit's raw mode also turns echo off, but turns ICANON off too,
+    so its keys are not mistaken for a password.
+    """
+    return flags is not None and bool(flags & termios.ICANON) and not flags & termios.ECHO
+
+
+def is_canonical(flags: int | None) -> bool:
+    """Cooked: the line discipline holds input until a whole line is typed."""
+    return flags is not None and bool(flags & termios.ICANON)
+
+
+class PtySource:
+    """A program in a PTY: the engine's live :class:`~termsim._engine.Source`.
+
+    ``emit`` receives every event as it happens (for the recorder and
+    listeners); the engine is given the same events, in order, when the
+    reader applies them.
+    """
+
+    engine: Engine
+
+    def __init__(
+        self, argv: Sequence[str], *, cols: int, rows: int, env: Mapping[str, str],
+        cwd: str | None, write_timeout: float, emit: Callable[[Event], None],
+        inotify: bool = True,
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.env = dict(env)
+        self.size = (cols, rows)
+        self.write_timeout = write_timeout
+        self.emit = emit
+        self.proc: PtyProcess | None = None
+        self._backlog: deque[Event] = deque()
+        self._backlog_size = 0
+        self.fd = -1
+        self._pidfd = -1
+        self._t0 = 0.0
+        self._tty_raw: bool | None = None
+        self._write_lock = anyio.Lock()
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._tasks = anyio.CancelScope()
+        self._reader_done = anyio.Event()
+        self._reader_idle = False
+        #: Which inputs the program has read (see ``_readtrack``).
+        self.reads = ReadTracker()
+        self.probe: ReadProbe | None = None
+        self._use_inotify = inotify
+        self._reads_pending = anyio.Event()
+
+    # -- the Source protocol (for the engine) ------------------------------------
+
+    def now(self) -> float:
+        return anyio.current_time() - self._t0
+
+    def _stamp(self) -> float:
+        return stamp(self.now())
+
+    def input_ready(self) -> bool | None:
+        if self.fd < 0:
+            return self._tty_raw
+        raw = is_raw(lflag(self.fd))
+        if raw != self._tty_raw:
+            self._tty_raw = raw
+            self.emit(TtyMode(self._stamp(), raw))
+        return raw
+
+    def catch_up(self) -> None:
+        self.drain()
+
+    def tty_flags(self) -> int | None:
+        return lflag(self.fd) if self.fd >= 0 else None
+
+    async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+        while not event.is_set():
+            remaining = deadline - self.now()
+            if remaining <= 0:
+                return
+            with anyio.move_on_after(min(remaining, TTY_POLL_INTERVAL) if poll else remaining):
+                await event.wait()
+            if poll:
+                self.engine.notify()
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Fork the program and start the reader and exit tasks."""
+        cols, rows = self.size
+        try:
+            self.proc = PtyProcess.spawn(self.argv, cwd=self.cwd, env=self.env,
+                                         dimensions=(rows, cols))
+        except OSError as exc:
+            raise TermsimError(f"cannot start {self.argv[0]!r}: {exc}") from None
+        self.fd = self.proc.fd
+        self._t0 = anyio.current_time()
+        try:
+            os.set_blocking(self.fd, False)
+            self.probe = ReadProbe(self.fd, inotify=self._use_inotify)
+            try:
+                self._pidfd = os.pidfd_open(self.proc.pid)
+            except (AttributeError, OSError):
+                self._pidfd = -1
+            self._tg = anyio.create_task_group()
+            await self._tg.__aenter__()
+            self._tg.start_soon(self._run_tasks)
+        except BaseException:
+            # Cancelled (or failed) between fork and the tasks that would
+            # reap the child: end it here, so nothing is left running.
+            self.kill_now()
+            raise
+
+    async def exit_task_group(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        """Leave the task group :meth:`start` entered (after :meth:`aclose`)."""
+        tg, self._tg = self._tg, None
+        if tg is None:
+            return None
+        try:
+            return await tg.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # Our tasks never raise, so a group holds only the body's own
+            # exception (trio wraps it): let the original propagate unwrapped.
+            if exc is not None and len(group.exceptions) == 1 and group.exceptions[0] is exc:
+                return False
+            raise
+
+    def kill_now(self) -> None:
+        """Synchronous last resort: SIGKILL the tree, reap, release."""
+        proc = self.proc
+        assert proc is not None
+        signal_all(proc.pid, descendants(proc.pid), signal.SIGKILL)
+        try:
+            os.waitpid(proc.pid, 0)
+        except ChildProcessError:
+            pass
+        self.release()
+
+    async def _run_tasks(self) -> None:
+        with self._tasks:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._reader)
+                tg.start_soon(self._watch_exit)
+                tg.start_soon(self._watch_reads)
+
+    async def aclose(self) -> None:
+        """End the program and its whole process tree, and release the PTY.
+
+        Shielded, so it completes under cancellation.
+        """
+        if self.proc is None:
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                await self._end_process_tree()
+            finally:
+                self.drain()
+                self.engine.close()
+                self._tasks.cancel()
+                with anyio.move_on_after(1.0):
+                    await self._reader_done.wait()
+                self.release()
+
+    async def _end_process_tree(self) -> None:
+        proc = self.proc
+        assert proc is not None
+        pid = proc.pid
+        others = set(descendants(pid)) | set(in_session(pid))
+        for n, (sig, grace) in enumerate((
+            (signal.SIGHUP, HANGUP_GRACE), (signal.SIGTERM, TERMINATE_GRACE),
+            (signal.SIGKILL, KILL_GRACE),
+        )):
+            if n and not self.engine.exited:
+                others |= set(descendants(pid))  # it may have forked since
+            alive = [p for p in others if is_running(p)]
+            if self.engine.exited and not alive:
+                return
+            if not self.engine.exited:
+                alive.append(pid)
+            signal_all(pid, alive, sig)
+            # Wait on the processes themselves (pidfds), not on the exit
+            # task: when the test's own scope was cancelled, that task is
+            # gone already and this shielded teardown is all that is left.
+            await wait_gone(alive, grace)
+            self._try_reap()
+        if not self.engine.exited:
+            log.error("termsim: process %d survived SIGKILL", pid)
+
+    def release(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        if self._pidfd >= 0:
+            os.close(self._pidfd)
+            self._pidfd = -1
+        if self.probe is not None:
+            self.probe.close()
+        if self.fd >= 0:
+            self.fd = -1
+            try:
+                proc.fileobj.close()
+            except OSError:
+                pass
+        # ptyprocess's __del__ would close again and sleep; it has nothing left to do.
+        proc.closed = True
+        proc.terminated = True
+
+    # -- reading ----------------------------------------------------------------------
+
+    async def _reader(self) -> None:
+        """Read the PTY at full speed; emulate in slices between reads.
+
+        Reading is decoupled from emulation: every pass first empties the
+        PTY into the backlog (emitting each chunk as read, so the recording
+        has it), then applies at most ``FEED_SLICE`` bytes to the engine. A
+        program that floods its output is never slowed by the emulator until
+        the backlog reaches ``MAX_BACKLOG`` (then the PTY applies
+        back-pressure, and memory stays bounded). Events are applied in
+        order and waits are evaluated after each, so a lagging emulator
+        delays a wait but never skips a screen.
+        """
+        try:
+            open_ = True
+            while self.fd >= 0 and (open_ or self._backlog):
+                if not self._backlog:
+                    self._reader_idle = True
+                    try:
+                        await anyio.wait_readable(self.fd)
+                    finally:
+                        self._reader_idle = False
+                if open_ and self._backlog_size < MAX_BACKLOG:
+                    open_ = self._read_available()
+                self._apply_slice(FEED_SLICE)
+                await anyio.lowlevel.checkpoint()
+        except (OSError, anyio.ClosedResourceError) as exc:
+            log.debug("termsim: reader stopped: %s", exc)
+        finally:
+            self._reader_done.set()
+
+    def _read_available(self) -> bool:
+        """Move what the PTY has now into the backlog; False at end of output."""
+        fd = self.fd
+        if fd < 0:
+            return False
+        total = 0
+        while total < MAX_READ_BURST:
+            try:
+                chunk = os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                return True
+            except OSError as exc:
+                if exc.errno == errno.EIO:  # every slave fd is closed
+                    return False
+                raise
+            if not chunk:
+                return False
+            total += len(chunk)
+            self._push(Output(self._stamp(), chunk))
+            self._backlog_size += len(chunk)
+        return True
+
+    def _push(self, event: Event) -> None:
+        """An event happened now: tell the listeners, queue it for the engine."""
+        self.emit(event)
+        self._backlog.append(event)
+
+    def drain(self) -> None:
+        """Read and apply everything there is now (exit, teardown, input)."""
+        self._read_available()
+        self._apply_slice(None)
+
+    def _apply_slice(self, limit: int | None) -> None:
+        """Apply queued events, up to ``limit`` bytes of output (all for None)."""
+        fed = 0
+        backlog = self._backlog
+        while backlog and (limit is None or fed < limit):
+            event = backlog.popleft()
+            if isinstance(event, Output):
+                data = event.data
+                if limit is not None and len(data) > limit - fed:
+                    # The rest goes back first, under the same read time.
+                    backlog.appendleft(Output(event.t, data[limit - fed:]))
+                    event = Output(event.t, data[:limit - fed])
+                self._backlog_size -= len(event.data)
+                fed += len(event.data)
+            replies = self.engine.apply(event)
+            if replies:
+                self._write_reply(replies)
+        deferred = self.engine.terminal.take_deferred()
+        if deferred and self._tg is not None:
+            for query in deferred:
+                self._tg.start_soon(self._answer_later, query)
+
+    def _write_reply(self, data: bytes) -> None:
+        """Replies go out at once, without waiting for other writers."""
+        self.emit(Reply(self._stamp(), data))
+        try:
+            written = os.write(self.fd, data)
+        except OSError as exc:
+            log.debug("termsim: could not write a reply: %s", exc)
+            return
+        self.reads.wrote(data[:written], None)
+        if written < len(data) and self._tg is not None:
+            self._tg.start_soon(self.write, data[written:])
+
+    async def _answer_later(self, query: Query) -> None:
+        assert query.reply is not None
+        await anyio.sleep(query.delay or 0.0)  # the policy's delay, not synchronisation
+        if self.fd >= 0:
+            # Applied in order with the output, as a replay will apply it.
+            self._push(Reply(self._stamp(), query.reply))
+            await self.write(query.reply)
+
+    async def _watch_exit(self) -> None:
+        proc = self.proc
+        assert proc is not None
+        try:
+            if self._pidfd >= 0:
+                await anyio.wait_readable(self._pidfd)
+                # The pidfd is readable: the child has exited, this does not block.
+                _, status = os.waitpid(proc.pid, 0)  # noqa: ASYNC222
+            else:
+                _, status = await anyio.to_thread.run_sync(
+                    os.waitpid, proc.pid, 0, abandon_on_cancel=True,
+                )
+        except ChildProcessError:
+            return  # the teardown reaped it first (see _try_reap)
+        self._exited(status)
+
+    def _try_reap(self) -> None:
+        """Reap the child if it has exited (whoever gets there first wins)."""
+        proc = self.proc
+        if proc is None or self.engine.exited:
+            return
+        try:
+            pid, status = os.waitpid(proc.pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            self._exited(status)
+
+    def _exited(self, status: int) -> None:
+        proc = self.proc
+        assert proc is not None
+        proc.terminated = True
+        if self.reads.pending:
+            self.probe_reads()  # it may have read its input, answered and exited
+        self._read_available()  # the output the program wrote before exiting
+        self._push(Exit(self._stamp(), os.waitstatus_to_exitcode(status)))
+        self._apply_slice(None)
+
+    # -- what the program read -----------------------------------------------------------
+
+    async def _watch_reads(self) -> None:
+        """While an input is unread (or read and unanswered), wake on the
+        program's reads and writes (inotify) and ask the kernel what it read.
+        Without inotify, ask on a timer that backs off."""
+        probe = self.probe
+        assert probe is not None
+        delay = READ_POLL[0]
+        while self.fd >= 0:
+            if not self.reads.pending:
+                self._reads_pending = anyio.Event()
+                await self._reads_pending.wait()
+                delay = READ_POLL[0]
+                continue
+            if probe.events_fd is not None:
+                await anyio.wait_readable(probe.events_fd)
+            else:
+                await anyio.sleep(delay)  # no inotify: the kernel cannot tell us
+                delay = min(delay * 2, READ_POLL[1])
+            self.probe_reads()
+
+    def probe_reads(self) -> None:
+        """Ask what the program read; put :class:`InputRead` events in the stream.
+
+        In this order (``_readtrack`` says why): the input queue, then the
+        program's reads and writes, then the output, drained, so an input
+        read event comes after every byte written before that read.
+        """
+        probe = self.probe
+        if probe is None or self.fd < 0:
+            return
+        queued, empty = probe.queued()
+        canonical = is_canonical(lflag(self.fd))
+        events = probe.events()
+        self._read_available()
+        decisions = self.reads.observe(queued=queued, flushed_empty=empty, canonical=canonical,
+                                       events=events)
+        for index, answered in decisions:
+            self._push(InputRead(self._stamp(), index, answered))
+        if decisions and self._reader_idle:
+            self._apply_slice(None)  # the reader sleeps until the next output
+
+    # -- writing ----------------------------------------------------------------------
+
+    async def write(self, data: bytes, index: int | None = None) -> None:
+        """Write all of ``data``, in order with other writers, within ``write_timeout``.
+
+        ``index``: the mark of an input whose reading the program's side is
+        watched for (see ``_readtrack``)."""
+        view = memoryview(data)
+        if index is not None and not self.reads.pending and self.probe is not None:
+            self.probe.events()  # what the program did before this input is not news
+        try:
+            with anyio.fail_after(self.write_timeout):
+                async with self._write_lock:
+                    while view:
+                        try:
+                            n = os.write(self.fd, view)
+                        except BlockingIOError:
+                            await anyio.wait_writable(self.fd)
+                            continue
+                        self.reads.wrote(bytes(view[:n]), index if n == len(view) else None)
+                        view = view[n:]
+            if index is not None:
+                self._reads_pending.set()
+        except TimeoutError:
+            raise WaitTimeout(
+                awaited=f"the program to read its input ({len(view)} of {len(data)} bytes "
+                "still unread)", timeout=self.write_timeout, snapshot=self.engine.snapshot(),
+                silent_for=self.engine.silent_for(),
+                unanswered=self.engine.terminal.unanswered(),
+            ) from None
+        except OSError as exc:
+            raise SessionClosed(f"cannot write to the program: {exc}") from None
+
+    def set_size(self, cols: int, rows: int) -> None:
+        """Tell the kernel (and so the program, with SIGWINCH) the new size."""
+        self.size = (cols, rows)
+        if self.proc is None:
+            return
+        try:
+            self.proc.setwinsize(rows, cols)
+        except OSError as exc:
+            log.debug("termsim: resize failed: %s", exc)

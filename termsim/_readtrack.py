@@ -1,0 +1,131 @@
+"""When did the program read its input? Bookkeeping from the kernel's answers.
+
+Theory of operation
+-------------------
+
+``since=mark`` must count only screens drawn from output the program wrote
+*after it read* that input: output written before the read (the echo of a
+paste, a toolbar redraw in flight) may reach termsim after the write and
+must not count. The kernel knows what the program has read; this module
+turns what it says into decisions, and does no I/O itself (``_readprobe``
+asks the kernel), so every interleaving can be tested with plain numbers.
+
+Everything termsim writes to the PTY (inputs, and the terminal's query
+replies) goes into one queue, which the program reads in order. So the
+program has read input *k* once it has consumed every byte up to the end of
+*k*. The kernel tells, on the program's side of the PTY:
+
+* ``queued``: bytes in the input queue not read yet (``FIONREAD`` on the
+  slave). Bytes termsim wrote may still be in flight to that queue (the
+  kernel moves them in a worker, typically within a millisecond), so
+  ``consumed >= arrived - queued`` is only a lower bound, and ``arrived`` is
+  only known for sure when ``poll()`` on the slave found nothing to read: it
+  first flushes the bytes in flight, then everything written has arrived and
+  been read (``flushed_empty``). The tracker keeps lower bounds only, so it
+  may decide late, never early.
+* In canonical (cooked) mode ``queued`` counts complete lines only; a line
+  being typed is invisible. Then only the bytes up to the last line
+  terminator written are known to be read when nothing is queued.
+* inotify on the slave reports, in order, each read (``ACCESS``) and each
+  write (``MODIFY``) the program made. A write after the read that consumed
+  an input is an *answer* to it. Which read consumed it is not known, so
+  only a write after the *last* read seen by the time the consumption was
+  noticed counts: late, never early.
+
+A probe happens in this order: ``queued`` is asked first, then the inotify
+events are read, then the PTY's output is drained. Everything the program
+wrote before the read was therefore written before the probe, and the drain
+(which flushes output in flight) puts it before the :class:`InputRead`
+event in the stream; output after the event was written after the read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+#: What the program reads as the end of a line in canonical mode (with ICRNL,
+#: the usual setting, CR becomes NL): CR, NL, and EOF (Ctrl-D).
+_LINE_ENDS = frozenset(b"\r\n\x04")
+
+ACCESS = "read"
+MODIFY = "write"
+
+
+@dataclass
+class _Written:
+    index: int | None  # the mark's index for a tracked input, None otherwise
+    end: int  # cumulative bytes written up to the end of this write
+
+
+class ReadTracker:
+    """Which tracked inputs the program has read, and answered, so far."""
+
+    def __init__(self) -> None:
+        self.written = 0
+        self._arrived = 0  # lower bound of bytes that reached the input queue
+        self._consumed = 0  # lower bound of bytes the program has read
+        self._line_end = 0  # end of the last line terminator written
+        self._writes: list[_Written] = []  # tracked writes not yet known to be read
+        self._unanswered: int | None = None  # highest index read but not yet answered
+
+    @property
+    def pending(self) -> bool:
+        """Whether a tracked input is unread, or read and not answered yet."""
+        return any(w.index is not None for w in self._writes) or self._unanswered is not None
+
+    def unread(self) -> int:
+        """Bytes written that the program is not known to have read."""
+        return self.written - self._consumed
+
+    def wrote(self, data: bytes, index: int | None) -> None:
+        """``data`` was written to the PTY; ``index``: the mark of a tracked input."""
+        self.written += len(data)
+        last = max(data.rfind(c) for c in _LINE_ENDS)
+        if last >= 0:
+            self._line_end = self.written - len(data) + last + 1
+        self._writes.append(_Written(index, self.written))
+
+    def observe(
+        self, *, queued: int | None, flushed_empty: bool, canonical: bool,
+        events: Sequence[str] | None,
+    ) -> list[tuple[int, bool]]:
+        """One probe: what the kernel said. Returns the :class:`InputRead`
+        decisions, ``(index, answered)``, to put in the stream now.
+
+        ``queued``: ``FIONREAD`` on the slave (None: unknown). ``flushed_empty``:
+        ``poll()`` found nothing to read, after flushing. ``events``: the
+        inotify events read after ``queued`` was asked, in order (None: no
+        inotify; then a read counts as answered at once, see ``_readprobe``).
+        """
+        out: list[tuple[int, bool]] = []
+        if queued is not None:
+            if flushed_empty and not canonical:
+                self._arrived = self._consumed = self.written
+            elif flushed_empty:  # a line being typed may still be held back
+                self._consumed = max(self._consumed, self._line_end)
+                self._arrived = max(self._arrived, self._consumed)
+            else:
+                self._consumed = max(self._consumed, self._arrived - queued)
+                self._arrived = max(self._arrived, self._consumed + queued)
+        events = list(events) if events is not None else None
+        # Inputs read before this probe were answered by a write that came
+        # after the last read seen so far (the reads of this batch included).
+        wrote_after_read = False
+        if events is not None:
+            last_read = max((i for i, e in enumerate(events) if e == ACCESS), default=-1)
+            wrote_after_read = MODIFY in events[last_read + 1:]
+            if self._unanswered is not None and MODIFY in events:
+                out.append((self._unanswered, True))
+                self._unanswered = None
+        read_index = None
+        while self._writes and self._writes[0].end <= self._consumed:
+            done = self._writes.pop(0)
+            if done.index is not None:
+                read_index = done.index
+        if read_index is not None:
+            answered = wrote_after_read if events is not None else True
+            out.append((read_index, answered))
+            if not answered:
+                self._unanswered = read_index
+        return out

@@ -1,0 +1,106 @@
+"""Deciding when the program read an input, from what the kernel says (no PTY).
+
+Each test states what termsim wrote and what the kernel reported at each
+probe, in order, and checks that a read is never decided early: an input is
+read only once every byte up to its end has provably been consumed, and
+answered only by a write the program made after that read.
+"""
+
+from __future__ import annotations
+
+from termsim._readtrack import ACCESS, MODIFY, ReadTracker
+
+R, W = ACCESS, MODIFY
+
+
+def probe(t: ReadTracker, queued: int | None, empty: bool = False, *events: str,
+          canonical: bool = False, inotify: bool = True) -> list[tuple[int, bool]]:
+    return t.observe(queued=queued, flushed_empty=empty, canonical=canonical,
+                     events=list(events) if inotify else None)
+
+
+def test_an_input_read_and_answered() -> None:
+    t = ReadTracker()
+    t.wrote(b"\r", 1)
+    assert t.pending
+    assert probe(t, 1, False) == []  # still queued: not read
+    # The program read it, then drew: nothing queued after the flush.
+    assert probe(t, 0, True, R, W) == [(1, True)]
+    assert not t.pending and t.unread() == 0
+
+
+def test_a_read_without_a_write_after_it_is_not_an_answer_yet() -> None:
+    t = ReadTracker()
+    t.wrote(b"x", 1)
+    # The program wrote (its echo of the previous key), then read this one.
+    assert probe(t, 0, True, W, R) == [(1, False)]
+    assert t.pending  # waiting for the answer
+    assert probe(t, 0, True) == []
+    assert probe(t, 0, True, W) == [(1, True)]
+    assert not t.pending
+
+
+def test_a_read_seen_in_an_earlier_batch_makes_any_later_write_an_answer() -> None:
+    t = ReadTracker()
+    t.wrote(b"a", 1)
+    t.wrote(b"b", 2)
+    # Input 1 was read; input 2 is queued or in flight: poll did not flush.
+    assert probe(t, 1, False, R) == []  # arrival unknown: undecided, not early
+    # Everything read now; the read that took input 2 came in the last batch.
+    assert probe(t, 0, True, W) == [(2, True)]
+
+
+def test_bytes_in_flight_never_make_a_read_early() -> None:
+    t = ReadTracker()
+    t.wrote(b"x", 1)
+    t.wrote(b"\r", 2)
+    # One byte queued: 'x' unread with '\r' in flight (poll does not flush
+    # when something is readable), or 'x' read and '\r' queued. Undecided.
+    assert probe(t, 1, False) == []
+    # Two queued: both have arrived, neither is read.
+    assert probe(t, 2, False) == []
+    # One queued after a read: it can only be the '\r'.
+    assert probe(t, 1, False, R) == [(1, False)]
+    assert probe(t, 0, True, R) == [(2, False)]
+
+
+def test_query_replies_take_their_place_in_the_queue() -> None:
+    t = ReadTracker()
+    t.wrote(b"\r", 1)
+    t.wrote(b"\x1b[5;1R", None)  # a CPR answer, written after the Enter
+    assert probe(t, 6, False, R) == []  # 6 queued: the reply; Enter read? arrival unknown
+    assert probe(t, 0, True, R, W) == [(1, True)]
+
+
+def test_untracked_inputs_count_bytes_but_are_never_reported() -> None:
+    t = ReadTracker()
+    t.wrote(b"typed in cooked mode\r", None)
+    assert not t.pending
+    assert probe(t, 0, True, R) == []
+    t.wrote(b"y", 2)
+    assert probe(t, 0, True, R, W) == [(2, True)]
+
+
+def test_canonical_mode_counts_only_up_to_the_last_line_end() -> None:
+    t = ReadTracker()
+    t.wrote(b"\r", 1)  # Enter, read in raw mode
+    t.wrote(b"abc", 2)  # typed ahead while the program ran in cooked mode
+    # Cooked: "abc" is a line being typed, invisible to FIONREAD and poll.
+    assert probe(t, 0, True, R, W, canonical=True) == [(1, True)]
+    assert t.pending and t.unread() == 3
+    assert probe(t, 0, True, R, W) == [(2, True)]  # raw again, and read
+
+
+def test_without_inotify_a_read_is_answered_at_once() -> None:
+    t = ReadTracker()
+    t.wrote(b"\r", 1)
+    assert probe(t, 1, False, inotify=False) == []
+    assert probe(t, 0, True, inotify=False) == [(1, True)]
+    assert not t.pending
+
+
+def test_a_gone_slave_decides_nothing() -> None:
+    t = ReadTracker()
+    t.wrote(b"\r", 1)
+    assert probe(t, None, False, R, W) == []
+    assert t.pending
