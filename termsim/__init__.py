@@ -11,7 +11,7 @@ General layout, front to back (each session is a stream of
 * ``_parser`` / ``_screen`` / ``_sgr`` / ``_queries`` / ``_terminal``: the
   sans-IO :class:`Terminal`; bytes in, replies and immutable :class:`Snapshot`
   values out. ``_queries`` is the one table of queries and their answers.
-* ``_snapshot`` / ``_predicates``: what a screen is, and the questions
+* ``_snapshot`` / ``_region`` / ``_predicates``: what a screen is, and the questions
   (:class:`Text`, :class:`Regex`, :class:`CursorAt`...) a test asks of it.
 * ``events``: every kind of event, its fields and its meaning.
 * ``_playback``: the one way an event changes a terminal, and screens at a
@@ -57,12 +57,12 @@ from ._predicates import (
     Predicate,
     Quiet,
     Regex,
-    Region,
     Sequence,
     Text,
     as_predicate,
 )
 from ._recording import Recording, WaitRecord
+from ._region import Region
 from ._replay import ReplaySession, replay
 from ._snapshot import Cell, Cursor, Modes, Run, Snapshot, Style
 from ._svg import snapshot_svg

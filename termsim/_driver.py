@@ -131,7 +131,7 @@ class Driver(ABC):
 
     def transcript(self, since: Mark | None = None) -> str:
         """The text drawn after ``since`` was written (everything without it),
-        in reading order: the rows that scrolled off the top (the last 10,000),
+        in reading order: the rows that scrolled off the top (the last 1,000),
         then the screen, with no escape sequences. For a reply longer than
         the screen. In a wait, ``Region.transcript()`` reads the same text."""
         return self.engine.transcript(since)

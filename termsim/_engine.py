@@ -185,7 +185,12 @@ class Engine:
         self._waits_started = 0
         self.film = Film()
         self._marks: dict[int, _MarkState] = {}
+        #: Tracked inputs not read yet, and read but not answered yet (so an
+        #: InputRead event costs what is pending, not the session's length).
+        self._unread: list[_MarkState] = []
+        self._unanswered: list[_MarkState] = []
         self._last_input_at = 0.0
+        self._fed_at_last_input = 0
         self._hidden_since: float | None = None
         self._evaluated: tuple[int, bool | None] = (-1, None)
         #: The generation of the last screen that counted as settled.
@@ -297,23 +302,29 @@ class Engine:
         """The driver wrote an input (or resized). ``tracked``: screens count
         from when the program reads it (an :class:`InputRead` event), else
         from now."""
-        self._marks[mark.index] = _MarkState(
-            mark, tracked, None if tracked else mark.generation, self.terminal.bytes_fed,
-            self.terminal.history_mark())
+        state = _MarkState(mark, tracked, None if tracked else mark.generation,
+                           self.terminal.bytes_fed, self.terminal.history_mark())
+        self._marks[mark.index] = state
+        if tracked:
+            self._unread.append(state)
         self._last_input_at = mark.at
+        self._fed_at_last_input = state.fed_at_write
         self.film.input(mark.at, mark.label)
         self._nudge()
 
     def _input_read(self, index: int, answered: bool) -> None:
         generation = self.terminal.generation
-        for state in self._marks.values():
-            if not state.tracked or state.mark.index > index:
-                continue
-            if state.after is None:
-                state.after = generation
-            if answered:
-                # The screen right here holds output written after the read.
-                state.after = min(state.after, generation - 1)
+        read = [s for s in self._unread if s.mark.index <= index]
+        self._unread = [s for s in self._unread if s.mark.index > index]
+        for state in read:
+            state.after = generation
+        self._unanswered += read
+        if answered:
+            for state in self._unanswered:
+                if state.mark.index <= index and state.after is not None:
+                    # The screen right here holds output written after the read.
+                    state.after = min(state.after, generation - 1)
+            self._unanswered = [s for s in self._unanswered if s.mark.index > index]
         self._evaluated = (-1, None)
         self._evaluate(settled=False)
         self._nudge()
@@ -337,7 +348,7 @@ class Engine:
 
     def unread(self) -> list[Mark]:
         """Inputs written in raw mode that the program has not read yet."""
-        return [s.mark for s in self._marks.values() if s.after is None]
+        return [s.mark for s in self._unread]
 
     # -- state ---------------------------------------------------------------------
 
@@ -442,9 +453,9 @@ class Engine:
         """Since when the program has sat reading keys with nothing to do
         (None: it is not: it is printing, cooked, has input to read, or waits
         for an answer to a query)."""
-        if wait.stall is None or self.source.input_ready() is not True or self.unread():
+        if wait.stall is None or self.source.input_ready() is not True or self._unread:
             return None
-        fed = max((s.fed_at_write for s in self._marks.values()), default=0)
+        fed = self._fed_at_last_input
         if any(q.unanswered and q.offset >= fed for q in self.terminal.queries):
             return None
         return max(self.last_output or 0.0, self._last_input_at)

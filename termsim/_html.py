@@ -48,7 +48,18 @@ from ._playback import Playback
 from ._recording import Recording
 from ._snapshot import Run, Snapshot
 from ._terminal import printable
-from .events import End, Event, Exit, Input, Note, Resize, TtyMode, WaitStarted, Warned
+from .events import (
+    End,
+    Event,
+    Exit,
+    Input,
+    InputRead,
+    Note,
+    Resize,
+    TtyMode,
+    WaitStarted,
+    Warned,
+)
 
 #: At most this many screens go into a page.
 MAX_FRAMES = 2000
@@ -377,6 +388,9 @@ def _event_text(event: Event) -> str | None:
             return f"resize to {cols}x{rows}"
         case TtyMode(raw=raw):
             return "tty raw (reading keys)" if raw else "tty cooked"
+        case InputRead(index=index, answered=answered):
+            return f"the program read input #{index}" + (
+                " and drew its answer" if answered else "")
         case End(how=how):
             return f"session {how}"
         case _:
@@ -400,9 +414,8 @@ def _events_html(recording: Recording) -> str:
             if line is None:
                 continue
             text = line
-            kind = _tick_class(event) or type(event).__name__.lower()
-            if isinstance(event, TtyMode):
-                kind = "tty"
+            kind = _tick_class(event) or {TtyMode: "tty", InputRead: "read"}.get(
+                type(event), type(event).__name__.lower())
         items.append(
             f'<li class="ev {kind}" data-t="{_t(event.t)}"><span class="at">'
             f"{event.t:9.3f} s</span> {escape(text)}</li>"

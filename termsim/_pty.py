@@ -32,6 +32,7 @@ import logging
 import os
 import signal
 import termios
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
@@ -143,7 +144,10 @@ class PtySource:
     # -- the Source protocol (for the engine) ------------------------------------
 
     def now(self) -> float:
-        return anyio.current_time() - self._t0
+        # The system's monotonic clock, not anyio.current_time(): that looks
+        # the backend up at each call (a hot path), and only durations ever
+        # reach anyio (move_on_after), so the two need not be the same clock.
+        return time.monotonic() - self._t0
 
     def _stamp(self) -> float:
         return stamp(self.now())
@@ -184,7 +188,7 @@ class PtySource:
         except OSError as exc:
             raise TermsimError(f"cannot start {self.argv[0]!r}: {exc}") from None
         self.fd = self.proc.fd
-        self._t0 = anyio.current_time()
+        self._t0 = time.monotonic()
         try:
             os.set_blocking(self.fd, False)
             self.probe = ReadProbe(self.fd, inotify=self._use_inotify)
@@ -482,8 +486,10 @@ class PtySource:
                                        events=events)
         for index, answered in decisions:
             self._push(InputRead(self._stamp(), index, answered))
-        if decisions and self._reader_idle:
-            self._apply_slice(None)  # the reader sleeps until the next output
+        if self._backlog and self._reader_idle:
+            # The reader sleeps until the PTY is readable again, and this
+            # drain may have taken what would have woken it.
+            self._apply_slice(None)
 
     # -- writing ----------------------------------------------------------------------
 

@@ -9,14 +9,17 @@ program makes on it, in order.
   (when nothing is readable yet), so "nothing to read" after it means
   everything written has arrived and been read. ``FIONREAD`` then gives the
   bytes still queued.
-* The slave is opened only for the query (``O_NOCTTY``, so it never becomes
-  termsim's controlling terminal) and closed again: a slave fd held open by
-  termsim would keep the PTY from ever reporting end-of-file.
+* The slave is opened once, at the first question (``O_NOCTTY``, so it never
+  becomes termsim's controlling terminal; closing a tty costs about 0.1 ms,
+  too much to pay per key). While termsim holds it, reading the master never
+  reports end-of-file when the program exits; the session learns of the exit
+  from a pidfd, not from the PTY, so nothing waits for that.
 * inotify (Linux) makes the watch event-driven: the program's read wakes
   termsim, nothing polls. Where inotify is missing (macOS, or the user's
   inotify instances are used up), :attr:`ReadProbe.events_fd` is None and
-  the session asks on a backing-off timer instead; writes are then not
-  seen, so a read counts as answered at once (see the README).
+  the session asks on a backing-off timer instead; the program's writes are
+  then not seen, so only output that arrives after the read was seen
+  counts (see the README).
 """
 
 from __future__ import annotations
@@ -74,25 +77,27 @@ class ReadProbe:
         self.events_fd: int | None = None
         if inotify and self.path is not None:
             self.events_fd = _inotify(self.path)
+        self._slave = -1
 
     def queued(self) -> tuple[int | None, bool]:
         """``(bytes queued, flushed_empty)``; ``(None, False)`` if the slave is gone."""
         if self.path is None:
             return None, False
+        if self._slave < 0:
+            try:
+                self._slave = os.open(
+                    self.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:
+                return None, False
+            self._poller = select.poll()
+            self._poller.register(self._slave, select.POLLIN)
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            return None, False
-        try:
-            poller = select.poll()
-            poller.register(fd, select.POLLIN)
-            readable = bool(poller.poll(0))
-            count = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+            readable = bool(self._poller.poll(0))
+            count = struct.unpack("i", fcntl.ioctl(self._slave, termios.FIONREAD,
+                                                   b"\0\0\0\0"))[0]
             return int(count), not readable
         except OSError:
             return None, False
-        finally:
-            os.close(fd)
 
     def events(self) -> list[str] | None:
         """The program's reads and writes since the last call, in order
@@ -122,6 +127,9 @@ class ReadProbe:
         if self.events_fd is not None:
             os.close(self.events_fd)
             self.events_fd = None
+        if self._slave >= 0:
+            os.close(self._slave)
+            self._slave = -1
 
 
 def _inotify(path: str) -> int | None:

@@ -96,7 +96,8 @@ class ReadTracker:
         ``queued``: ``FIONREAD`` on the slave (None: unknown). ``flushed_empty``:
         ``poll()`` found nothing to read, after flushing. ``events``: the
         inotify events read after ``queued`` was asked, in order (None: no
-        inotify; then a read counts as answered at once, see ``_readprobe``).
+        inotify; then a read is never known to be answered, and only output
+        that arrives after it counts).
         """
         out: list[tuple[int, bool]] = []
         if queued is not None:
@@ -124,8 +125,7 @@ class ReadTracker:
             if done.index is not None:
                 read_index = done.index
         if read_index is not None:
-            answered = wrote_after_read if events is not None else True
-            out.append((read_index, answered))
-            if not answered:
+            out.append((read_index, wrote_after_read))
+            if not wrote_after_read and events is not None:
                 self._unanswered = read_index
         return out

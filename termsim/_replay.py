@@ -72,6 +72,16 @@ class ReplaySession(Driver):
                 self._advance_clock(deadline)  # the recording says nothing more
                 return
             upcoming = self._events[self._next]
+            if isinstance(upcoming, Input | Resize) and not self.strict \
+                    and upcoming.t <= deadline:
+                # Lenient: the test did not send it; the recording goes on.
+                what = upcoming.label if isinstance(upcoming, Input) else \
+                    f"resize {upcoming.cols}x{upcoming.rows}"
+                self._diverge(f"the test did not send {what}; replayed as recorded")
+                await self._advance_clock_async(upcoming.t)
+                self._next += 1
+                self._apply(upcoming)
+                continue
             if upcoming.t > deadline or isinstance(upcoming, Input | Resize):
                 # The program waits for the input the test has not sent yet:
                 # what it did next was in answer, so only the clock moves.
@@ -97,6 +107,8 @@ class ReplaySession(Driver):
             case Output() | Resize() | TtyMode() | Reply() | Exit() | InputRead():
                 self._emit(event)
                 self.engine.apply(event)
+            case Input():
+                self._emit(event)  # lenient mode, an input the test did not send
             case Warned(message=message):
                 self.warnings.append(message)
                 self._emit(event)
@@ -173,7 +185,9 @@ def replay(
     session. Time is virtual (a wait that timed out after two minutes fails
     in milliseconds) unless ``speed`` is given (1.0 = real time). Input that
     differs from the recording raises :class:`ReplayDivergence`; with
-    ``strict=False`` it is listed in ``term.divergences`` instead.
+    ``strict=False`` it is listed in ``term.divergences`` instead, and a
+    recorded input the test does not send is replayed as recorded (strict, the
+    program waits for it, as a live one would).
     ``timeout`` and ``stall``: the defaults of its waits, as in :func:`spawn`.
     """
     return ReplaySession(Recording.open(path), speed=speed, strict=strict, timeout=timeout,

@@ -78,7 +78,7 @@ _SHORT_RUN = 8
 
 
 #: Rows kept after they scroll off the top, for transcripts (the oldest go).
-HISTORY_ROWS = 2_000
+HISTORY_ROWS = 1_000
 
 def _new_buffer(default: Char) -> defaultdict[int, StaticDefaultDict[int, Char]]:
     return defaultdict(lambda: StaticDefaultDict(default))

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from pyte.screens import Char
 
 if TYPE_CHECKING:
-    from ._predicates import Region
+    from ._region import Region
 
 
 @dataclass(frozen=True, slots=True)

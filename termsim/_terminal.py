@@ -100,7 +100,7 @@ _SILENT_PRIVATE_FINALS = {"?": "", ">": "mnut"}
 class HistoryMark(NamedTuple):
     """What :meth:`Terminal.transcript` counts from (see :meth:`Terminal.history_mark`)."""
 
-    rows: tuple[str, ...]
+    lines: tuple[str, ...]
     scrolled: int
 
 
@@ -274,10 +274,11 @@ class Terminal:
     # -- transcripts ---------------------------------------------------------------
 
     def history_mark(self) -> HistoryMark:
-        """Where a transcript starts: the rows on the screen now, and how many
-        rows have scrolled off the top so far."""
-        return HistoryMark(tuple(line.rstrip() for line in self.screen.lines),
-                           self._screen.scrolled)
+        """Where a transcript starts: the screen now, and how many rows have
+        scrolled off the top so far."""
+        # The rows' text only: a mark is kept for the whole session, and holding
+        # its snapshot would keep every row object of that screen alive.
+        return HistoryMark(self.screen.lines, self._screen.scrolled)
 
     def transcript(self, since: HistoryMark | None = None) -> str:
         """The text drawn after ``since`` (all of it for None), in reading
@@ -292,7 +293,7 @@ class Terminal:
         """
         screen = self._screen
         cols = screen.columns
-        before: tuple[str, ...] = since.rows if since is not None else ()
+        before = [line.rstrip() for line in since.lines] if since is not None else []
         gone = screen.scrolled - (since.scrolled if since is not None else 0)
         kept = min(gone, len(screen.history))
         out: list[str] = []

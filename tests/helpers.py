@@ -11,9 +11,10 @@ not understood.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Iterator, Mapping
 
-from termsim import Terminal
+from termsim import Playback, Recording, Snapshot, Terminal
 from termsim._terminal import Policy
 
 #: The small screen most Terminal tests use.
@@ -60,3 +61,12 @@ def feed_split(
         )
         assert term.bytes_fed == len(data), how
     return whole, replies
+
+
+def sampled_screens(path: str | os.PathLike[str], samples: int = 25) -> Iterator[Snapshot]:
+    """About ``samples`` screens of a recording, evenly spread, and its last one."""
+    recording = Recording.open(path)
+    playback = Playback(recording)
+    times = sorted({e.t for e in recording.events})
+    for t in [*times[:: max(1, len(times) // samples)], None]:
+        yield playback.screen_at(t)

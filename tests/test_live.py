@@ -99,9 +99,9 @@ async def test_cpr_ignored_toolbar_never_appears_and_the_error_shows_the_screen(
     async with termsim.spawn(EXAMPLE, env=configured_env, cpr="ignore") as term:
         await term.wait_for(Text("Starting the local server"), timeout=30)
         with pytest.raises(WaitTimeout) as info:
-            await term.wait_for(Text("state:", region=TOOLBAR), timeout=3)
+            await term.wait_for(Text("state:", region=TOOLBAR), timeout=1.5)
         message = str(info.value)
-        assert "timed out after 3 s waiting for text 'state:' in the bottom row" in message
+        assert "timed out after 1.5 s waiting for text 'state:' in the bottom row" in message
         assert "Starting the local server..." in message  # the screen is shown
         assert re.search(r"^\s+23 │", message, re.MULTILINE) is None  # blank rows folded
         assert "ESC[6n (cursor position report) at output byte" in message

@@ -12,6 +12,8 @@ import termsim
 from termsim import Playback, ProcessExited, ReplayDivergence, Text, WaitTimeout
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
+#: The same sessions recorded by termsim 0.1.0 in format 1.0, kept as they were.
+RECORDINGS_1_0 = Path(__file__).resolve().parent / "data" / "recordings-1.0"
 sys.path.insert(0, str(RECORDINGS))
 
 from scenarios import HANG_TIMEOUT, boot_hang, cpr_starvation, passing  # noqa: E402
@@ -91,3 +93,27 @@ async def test_real_program_sessions_replay_unchanged(name: str) -> None:
     async with termsim.replay(RECORDINGS / f"{name}.tsr") as term:
         assert await SCENARIOS[name].scenario(term) == 0
         assert not term.divergences
+
+
+async def outcome(path: Path) -> tuple[object, str]:
+    """What a scenario's replay ends with (its value, or its error's type), and
+    the last screen the engine saw."""
+    from scenarios import SCENARIOS
+
+    async with termsim.replay(path) as term:
+        try:
+            result: object = await SCENARIOS[path.stem].scenario(term)
+        except termsim.TermsimError as exc:
+            result = type(exc).__name__
+        assert not term.divergences
+        return result, term.screen.text
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in RECORDINGS_1_0.glob("*.tsr")))
+async def test_recordings_made_before_and_after_replay_to_the_same_end(name: str) -> None:
+    # A 1.0 file has no input-read events: its marks count from the write, as
+    # they did. The regenerated file has them. Both end the same way.
+    assert termsim.Recording.open(RECORDINGS_1_0 / f"{name}.tsr").version == (1, 0)
+    before = await outcome(RECORDINGS_1_0 / f"{name}.tsr")
+    after = await outcome(RECORDINGS / f"{name}.tsr")
+    assert before == after

@@ -6,9 +6,10 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from helpers import sampled_screens
 from pyte.screens import Char
 
-from termsim import Cell, Cursor, Modes, Playback, Recording, Region, Snapshot, Style, Terminal
+from termsim import Cell, Cursor, Modes, Region, Snapshot, Style, Terminal
 from termsim._snapshot import Run, build_lines
 
 RECORDINGS = sorted((Path(__file__).resolve().parent.parent / "recordings").glob("*.tsr"))
@@ -313,11 +314,8 @@ def check_runs_against_cells(snap: Snapshot) -> None:
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
 def test_Snapshot_runs_agree_with_cells_in_the_recordings(path: Path) -> None:
-    recording = Recording.open(path)
-    playback = Playback(recording)
-    times = sorted({e.t for e in recording.events})
-    for t in [*times[:: max(1, len(times) // 25)], None]:
-        check_runs_against_cells(playback.screen_at(t))
+    for snap in sampled_screens(path):
+        check_runs_against_cells(snap)
 
 
 def test_Snapshot_runs_agree_with_cells_on_edited_wide_characters() -> None:

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from helpers import sampled_screens
 
 from termsim import Playback, Recording, Snapshot, Style, Terminal, _draw, _html, _svg
 from termsim._draw import (
@@ -401,11 +402,8 @@ def check_drawn_rows(snap: Snapshot) -> None:
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.stem)
 def test_drawn_rows_match_the_cell_by_cell_rule_in_the_recordings(path: Path) -> None:
-    recording = Recording.open(path)
-    playback = Playback(recording)
-    times = sorted({e.t for e in recording.events})
-    for t in [*times[:: max(1, len(times) // 25)], None]:
-        check_drawn_rows(playback.screen_at(t))
+    for snap in sampled_screens(path):
+        check_drawn_rows(snap)
 
 
 def test_drawn_rows_match_the_cell_by_cell_rule_with_wide_characters() -> None:
