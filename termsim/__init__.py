@@ -25,6 +25,9 @@ General layout, front to back (each session is a stream of
   to a file, redacted; ``_recording`` (+ ``_codec``) is the file format and
   reads back the same events; ``_replay`` drives the engine from them on a
   virtual clock (:func:`replay`).
+* ``_perturb`` / ``_shake`` / ``_diff``: hunting flakes offline: variants of
+  a recording that could have happened, a test body run against them, and
+  two runs compared.
 * Edges: ``cli`` (the ``termsim`` command), ``pytest_plugin`` (through the
   public hook in ``_hooks``), and the renderers ``_asciicast``, ``_html`` and
   ``_svg``.
@@ -33,6 +36,7 @@ General layout, front to back (each session is a stream of
 
 from . import events
 from ._asciicast import export_asciicast, import_asciicast, read_asciicast
+from ._diff import SessionDiff, diff
 from ._driver import Driver
 from ._engine import Mark
 from ._errors import (
@@ -40,6 +44,7 @@ from ._errors import (
     RecordingError,
     ReplayDivergence,
     SessionClosed,
+    ShakeFailure,
     Stalled,
     TermsimError,
     UnknownKey,
@@ -98,6 +103,8 @@ __all__ = [
     "Sequence",
     "Session",
     "SessionClosed",
+    "SessionDiff",
+    "ShakeFailure",
     "Snapshot",
     "Stalled",
     "Style",
@@ -109,6 +116,7 @@ __all__ = [
     "WaitTimeout",
     "__version__",
     "as_predicate",
+    "diff",
     "events",
     "export_asciicast",
     "import_asciicast",

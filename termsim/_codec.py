@@ -23,6 +23,7 @@ from .events import (
     End,
     Event,
     Exit,
+    Hangup,
     Input,
     InputRead,
     Note,
@@ -40,7 +41,7 @@ from .events import (
 #: The kind tag of each event type in a file.
 KIND: dict[type[Any], str] = {
     Output: "o", Input: "i", Reply: "q", Resize: "r", TtyMode: "y", InputRead: "c",
-    WaitStarted: "w", WaitEnded: "W", Note: "n", Warned: "!", Exit: "x",
+    WaitStarted: "w", WaitEnded: "W", Note: "n", Warned: "!", Exit: "x", Hangup: "h",
     UnknownSequences: "u", End: "e",
 }
 
@@ -71,6 +72,8 @@ def encode(event: Event) -> list[Any]:
             return [KIND[type(event)], us, text]
         case Exit(status=status):
             return ["x", us, status]
+        case Hangup():
+            return ["h", us]
         case UnknownSequences(counts=counts):
             return ["u", us, dict(counts)]
         case Unrecognized(kind=kind, data=data):
@@ -144,6 +147,7 @@ _DECODERS: dict[str, Callable[[float, list[Any]], Event]] = {
     "n": lambda t, f: Note(t, _field(f, 0, "label", str)),
     "!": lambda t, f: Warned(t, _field(f, 0, "message", str)),
     "x": lambda t, f: Exit(t, _field(f, 0, "status", (int, type(None)))),
+    "h": lambda t, f: Hangup(t),
     "u": _unknown,
     "e": lambda t, f: End(t, _field(f, 0, "how", str, "closed")),
 }

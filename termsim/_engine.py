@@ -195,6 +195,8 @@ class Engine:
         self._evaluated: tuple[int, bool | None] = (-1, None)
         #: The generation of the last screen that counted as settled.
         self._settled = -1
+        #: How many waits have ended so far (a replay yields after each).
+        self.resolved = 0
 
     # -- the event stream ----------------------------------------------------------
 
@@ -222,6 +224,7 @@ class Engine:
 
     def _resolve(self, wait: _Wait, *, matched: Snapshot | None = None,
                  error: BaseException | None = None) -> None:
+        self.resolved += 1
         wait.matched, wait.error = matched, error
         wait.event.set()
         wait.wake.set()

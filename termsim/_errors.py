@@ -9,6 +9,7 @@
     ├── SessionClosed      the test closed the session (or it was never opened)
     ├── RecordingError     a recording file is not one, or is damaged
     ├── ReplayDivergence   a replayed test sent input the recording does not have
+    ├── ShakeFailure       a test that passed live fails on a variant of its recordings
     └── UnknownKey         a key name termsim does not know (also a ValueError)
 
 The three ways a wait can end badly are siblings on purpose: *the screen never
@@ -163,6 +164,20 @@ class RecordingError(TermsimError):
 
 class ReplayDivergence(TermsimError):
     """The test sent input the recording does not have at that point."""
+
+
+class ShakeFailure(TermsimError):
+    """A test passed live, but fails on a variant of its recorded sessions that
+    could physically have happened: a race, found before CI finds it."""
+
+    def __init__(self, message: str, *, variants: Sequence[object],
+                 error: BaseException) -> None:
+        #: The smallest failing variant, one ``Perturbation`` per recorded
+        #: session, in the order the test started them.
+        self.variants = list(variants)
+        #: What the test raised on that variant.
+        self.error = error
+        super().__init__(message)
 
 
 class UnknownKey(TermsimError, ValueError):

@@ -1,9 +1,12 @@
-"""Process-wide defaults that tools set around tests: where sessions record.
+"""Process-wide defaults that tools set around tests: where sessions record,
+and what stands in for them.
 
 The pytest plugin records every session a test spawns without the test
 saying so. It does that through :func:`record_sessions`, a public hook any
 other runner can use too, instead of reaching into a module of termsim.
 ``spawn(record=...)`` always wins over the hook; ``record=False`` opts out.
+Shaking a test (``--termsim-shake``) runs its body again with
+:func:`substitute_sessions` handing out replays where it calls ``spawn``.
 """
 
 from __future__ import annotations
@@ -11,6 +14,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._driver import Driver
 
 #: Given the argv of a session about to start, the file to record it to
 #: (None: do not record this one).
@@ -40,3 +47,29 @@ def recording_path_for(argv: list[str]) -> str | None:
         return None
     path = _path_for(list(argv))
     return None if path is None else os.fspath(path)
+
+
+#: Given the argv of a session about to start and spawn's other arguments,
+#: a session to use instead (a replay), or None to start the program.
+Substitute = Callable[[list[str], dict[str, Any]], "Driver | None"]
+
+_substitute: Substitute | None = None
+
+
+@contextmanager
+def substitute_sessions(substitute: Substitute | None) -> Iterator[None]:
+    """Inside this block, ``spawn()`` asks ``substitute(argv, options)`` first
+    (``options``: spawn's other arguments) and returns what it gives, if
+    anything, instead of starting the program. The pytest plugin's shake runs
+    a test's body against replays this way."""
+    global _substitute
+    previous, _substitute = _substitute, substitute
+    try:
+        yield
+    finally:
+        _substitute = previous
+
+
+def substitute_for(argv: list[str], options: dict[str, Any]) -> Driver | None:
+    """The session to use instead of starting ``argv`` (None: start it)."""
+    return None if _substitute is None else _substitute(list(argv), options)

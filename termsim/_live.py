@@ -28,12 +28,12 @@ import anyio
 from ._driver import Driver
 from ._engine import Engine, Mark
 from ._errors import SessionClosed, TermsimError
-from ._hooks import recording_path_for
+from ._hooks import recording_path_for, substitute_for
 from ._pty import PtySource, is_canonical, is_hidden, is_raw
 from ._recorder import Recorder
 from ._redact import MARKER, Redactor
 from ._terminal import Policy, Terminal
-from .events import Input, Resize, Warned
+from .events import Hangup, Input, Resize, Warned
 
 log = logging.getLogger("termsim")
 
@@ -81,9 +81,8 @@ class Session(Driver):
                               write_timeout=write_timeout, emit=self._emit, inotify=inotify)
         self.engine = Engine(self.terminal, self._pty, self._emit)
         self._pty.engine = self.engine
-        if record is None:
-            record = recording_path_for(self.argv) or None
-        #: Where this session records (None: it does not).
+        self._record = record
+        #: Where this session records (None: it does not); known once started.
         self.record_path = None if not record else os.fspath(record)
         self._redactor = Redactor(redact)
         self.mask_hidden_input = mask_hidden_input
@@ -115,7 +114,17 @@ class Session(Driver):
         """Start the program. ``async with spawn(...)`` calls this for you."""
         if self._started:
             raise TermsimError("this session was already started")
-        await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled: nothing starts
+        if self._record is None:
+            # The default (the pytest plugin's), asked only now: the files of a
+            # test's sessions are numbered in the order they start, the order
+            # in which a shake hands their replays out again.
+            self.record_path = recording_path_for(self.argv)
+        try:
+            await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled: nothing starts
+        except BaseException:
+            if self._record is None and self.record_path is not None:
+                _remove_empty(self.record_path)
+            raise
         self._started = True
         if self.record_path is not None:
             self._recorder = Recorder(
@@ -155,6 +164,9 @@ class Session(Driver):
         self._closed = True
         if self._pty.proc is None:
             return
+        if not self.engine.exited:
+            # What follows is the teardown's doing: a replay waits for its own close.
+            self._emit(Hangup(self._now()))
         try:
             await self._pty.aclose()
         finally:
@@ -221,6 +233,15 @@ class Session(Driver):
         return f"<termsim.Session {self.argv!r} {state}>"
 
 
+def _remove_empty(path: str) -> None:
+    """A file allocated for a session that never started."""
+    try:
+        if os.path.getsize(path) == 0:
+            os.remove(path)
+    except OSError:
+        pass
+
+
 def spawn(
     argv: Command, *, cols: int = 80, rows: int = 24, env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None, cpr: Policy = "answer",
@@ -261,6 +282,10 @@ def spawn(
         args = [os.fspath(a) for a in argv]
     if not args:
         raise ValueError("spawn() needs a command")
+    substitute = substitute_for(args, {"timeout": timeout, "stall": stall, "cols": cols,
+                                       "rows": rows})
+    if substitute is not None:
+        return substitute  # type: ignore[return-value]  # a replay, under shake
     return Session(
         args, cols=cols, rows=rows, env=env, cwd=cwd, cpr=cpr, policy=policy, term=term,
         escape_delay=escape_delay, write_timeout=write_timeout, record=record,

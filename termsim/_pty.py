@@ -135,6 +135,7 @@ class PtySource:
         self._tasks = anyio.CancelScope()
         self._reader_done = anyio.Event()
         self._reader_idle = False
+        self._reaped = False
         #: Which inputs the program has read (see ``_readtrack``).
         self.reads = ReadTracker()
         self.probe: ReadProbe | None = None
@@ -427,7 +428,7 @@ class PtySource:
     def _try_reap(self) -> None:
         """Reap the child if it has exited (whoever gets there first wins)."""
         proc = self.proc
-        if proc is None or self.engine.exited:
+        if proc is None or self._reaped:
             return
         try:
             pid, status = os.waitpid(proc.pid, os.WNOHANG)
@@ -439,6 +440,10 @@ class PtySource:
     def _exited(self, status: int) -> None:
         proc = self.proc
         assert proc is not None
+        if self._reaped:  # the exit is told once, whoever reaped the child
+            log.debug("termsim: process %d reported exiting twice", proc.pid)
+            return
+        self._reaped = True
         proc.terminated = True
         if self.reads.pending:
             self.probe_reads()  # it may have read its input, answered and exited

@@ -22,22 +22,40 @@ and they reach the replay's listeners as events, as in a live session.
 from __future__ import annotations
 
 import os
+import random
 
 import anyio
 
 from ._driver import Driver
 from ._engine import Engine, Mark
 from ._errors import ReplayDivergence, SessionClosed
+from ._perturb import Perturbation, parse, random_variant
 from ._playback import terminal_for
 from ._recording import Recording
-from .events import Event, Exit, Input, InputRead, Output, Reply, Resize, TtyMode, Warned
+from .events import (
+    Event,
+    Exit,
+    Hangup,
+    Input,
+    InputRead,
+    Output,
+    Reply,
+    Resize,
+    TtyMode,
+    Warned,
+)
+
+#: How many turns the other tasks get at one virtual moment before the clock
+#: moves on (a task woken by an event sends its next input within a few).
+_YIELDS = 8
 
 
 class ReplaySession(Driver):
     """What :func:`termsim.replay` returns: a session whose program is a file."""
 
-    def __init__(self, recording: Recording, *, speed: float | None, strict: bool,
-                 timeout: float = 10.0, stall: float | None = None) -> None:
+    def __init__(self, recording: Recording, *, speed: float | None = None,
+                 strict: bool = True, timeout: float = 10.0, stall: float | None = None,
+                 perturb: Perturb = None) -> None:
         super().__init__(timeout=timeout, stall=stall)
         if speed is not None and not speed > 0:
             raise ValueError(f"speed must be > 0, not {speed!r}")
@@ -49,10 +67,15 @@ class ReplaySession(Driver):
         self.engine.recording = recording.path
         #: Inputs that did not match the recording (lenient mode).
         self.divergences: list[str] = []
-        self._events = recording.events
+        #: The variant of the recording this replay plays (see ``_perturb``).
+        self.perturbation = as_perturbation(perturb, recording.events)
+        self._events = self.perturbation.apply(recording.events) \
+            if self.perturbation else recording.events
         self._next = 0
         self._clock = 0.0
         self._closed = False
+        #: The deadlines of the tasks waiting in run_until.
+        self._sleepers: list[float] = []
 
     # -- the Source protocol -------------------------------------------------------
 
@@ -66,30 +89,59 @@ class ReplaySession(Driver):
         pass  # the clock stands still between recorded events
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
-        await anyio.lowlevel.checkpoint()
-        while not event.is_set():
-            if self._next >= len(self._events):
-                self._advance_clock(deadline)  # the recording says nothing more
-                return
-            upcoming = self._events[self._next]
-            if isinstance(upcoming, Input | Resize) and not self.strict \
-                    and upcoming.t <= deadline:
-                # Lenient: the test did not send it; the recording goes on.
-                what = upcoming.label if isinstance(upcoming, Input) else \
-                    f"resize {upcoming.cols}x{upcoming.rows}"
-                self._diverge(f"the test did not send {what}; replayed as recorded")
-                await self._advance_clock_async(upcoming.t)
-                self._next += 1
-                self._apply(upcoming)
-                continue
-            if upcoming.t > deadline or isinstance(upcoming, Input | Resize):
-                # The program waits for the input the test has not sent yet:
-                # what it did next was in answer, so only the clock moves.
-                self._advance_clock(deadline)
-                return
-            await self._advance_clock_async(upcoming.t)
-            self._next += 1
-            self._apply(upcoming)
+        """Apply recorded events until ``event`` is set or the virtual clock
+        reaches ``deadline``.
+
+        Several tasks may wait at once, each in this loop. The clock only
+        moves to the next recorded event, or to the earliest deadline of all
+        of them, and only once the other tasks have had their turn at the
+        current moment: live, time passes between two events, and a task
+        woken by one (to send the next input, say) acts before the next.
+        """
+        self._sleepers.append(deadline)
+        try:
+            await anyio.lowlevel.checkpoint()
+            while not event.is_set() and self._clock < deadline:
+                upcoming = self._events[self._next] if self._next < len(self._events) else None
+                if upcoming is not None and not self._blocked(upcoming) \
+                        and upcoming.t <= min(self._sleepers):
+                    await self._advance_clock_async(upcoming.t)
+                    self._next += 1
+                    if isinstance(upcoming, Input | Resize):  # lenient, not sent by the test
+                        what = upcoming.label if isinstance(upcoming, Input) else \
+                            f"resize {upcoming.cols}x{upcoming.rows}"
+                        self._diverge(f"the test did not send {what}; replayed as recorded")
+                    await self._apply_and_yield(upcoming)
+                    continue
+                # Nothing recorded happens before the earliest deadline (or the
+                # program waits for the test): other tasks first, then the clock.
+                if await self._others_moved(event):
+                    continue
+                await self._advance_clock_async(min(self._sleepers))
+        finally:
+            self._sleepers.remove(deadline)
+
+    def _blocked(self, event: Event) -> bool:
+        """The program cannot go past this event before the test acts: an input
+        or resize it has not sent (strict), or the recorded test's close."""
+        return isinstance(event, Hangup) or (self.strict and isinstance(event, Input | Resize))
+
+    async def _others_moved(self, event: anyio.Event) -> bool:
+        """Let the other tasks run at this moment; whether they moved the replay."""
+        before = (self._next, self._clock)
+        for _ in range(_YIELDS):
+            await anyio.lowlevel.checkpoint()
+            if event.is_set() or (self._next, self._clock) != before:
+                return True
+        return False
+
+    async def _apply_and_yield(self, event: Event) -> None:
+        """Apply an event; if it ended a wait, let the woken tasks run first,
+        as they would live, where time passes between two events."""
+        before = self.engine.resolved
+        self._apply(event)
+        if self.engine.resolved != before:
+            await anyio.lowlevel.checkpoint()
 
     def _advance_clock(self, t: float) -> None:
         self._clock = max(self._clock, t)
@@ -138,7 +190,7 @@ class ReplaySession(Driver):
             upcoming = self._events[self._next]
             await self._advance_clock_async(upcoming.t)
             self._next += 1
-            self._apply(upcoming)
+            await self._apply_and_yield(upcoming)
         found = self._events[j]
         await self._advance_clock_async(found.t)
         self._next = j + 1
@@ -175,9 +227,25 @@ class ReplaySession(Driver):
         return self._mark(f"resize {cols}x{rows}")
 
 
+Perturb = Perturbation | str | int | None
+
+
+def as_perturbation(perturb: Perturb, events: list[Event]) -> Perturbation:
+    """A variant from a seed (drawn at random), its text, or itself."""
+    if perturb is None:
+        return Perturbation()
+    if isinstance(perturb, Perturbation):
+        return perturb
+    if isinstance(perturb, str):
+        return parse(perturb)
+    if isinstance(perturb, int) and not isinstance(perturb, bool):
+        return random_variant(events, random.Random(perturb))
+    raise TypeError(f"perturb takes a seed, a variant's text or a Perturbation, not {perturb!r}")
+
+
 def replay(
     path: str | os.PathLike[str], *, speed: float | None = None, strict: bool = True,
-    timeout: float = 10.0, stall: float | None = None,
+    timeout: float = 10.0, stall: float | None = None, perturb: Perturb = None,
 ) -> ReplaySession:
     """Replay a recording through the same terminal and waiting engine.
 
@@ -189,6 +257,10 @@ def replay(
     recorded input the test does not send is replayed as recorded (strict, the
     program waits for it, as a live one would).
     ``timeout`` and ``stall``: the defaults of its waits, as in :func:`spawn`.
+    ``perturb``: play a variant of the recording that could physically have
+    happened (output cut or merged differently, in-flight output arriving
+    after an input, pauses stretched): a seed draws one at random, a text
+    (``"split 3021; delay 17x2"``, as shake reports print) names one exactly.
     """
     return ReplaySession(Recording.open(path), speed=speed, strict=strict, timeout=timeout,
-                         stall=stall)
+                         stall=stall, perturb=perturb)

@@ -1,4 +1,4 @@
-"""The ``termsim`` command: record, play, show, info, export, import.
+"""The ``termsim`` command: record, play, show, info, diff, export, import.
 
 Every command prints one clear line and exits non-zero on a missing,
 truncated or corrupt file; none shows a traceback. Exit statuses: 0 success,
@@ -24,6 +24,7 @@ from ._recording import Recording
 from .events import (
     End,
     Exit,
+    Hangup,
     Input,
     InputRead,
     Note,
@@ -101,6 +102,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="summarise a recording: waits, queries, silences, exit")
     p.add_argument("file")
     p.set_defaults(run=_info)
+
+    p = sub.add_parser("diff", help="where two runs of a test part ways: waits, screens, "
+                       "output, timings")
+    p.add_argument("a", help="a recording (say, of the passing run)")
+    p.add_argument("b", help="another recording of the same test (say, the failing run)")
+    p.add_argument("--html", metavar="OUT.html", help="also write the diff as a page")
+    p.set_defaults(run=_diff)
 
     p = sub.add_parser(
         "export", help="write a recording as asciicast (.cast), text (.txt), a page with "
@@ -206,7 +214,8 @@ def write_info(recording: Recording, out: TextIO) -> None:
 _EVENT_NAMES: dict[type, str] = {
     Output: "output", Input: "input", Reply: "reply", Resize: "resize", TtyMode: "tty mode",
     InputRead: "input read", WaitStarted: "wait start", WaitEnded: "wait", Note: "note",
-    Warned: "warning", Exit: "exit", UnknownSequences: "not-understood summary", End: "end",
+    Warned: "warning", Exit: "exit", Hangup: "hangup",
+    UnknownSequences: "not-understood summary", End: "end",
     Unrecognized: "unknown kind",
 }
 
@@ -227,6 +236,18 @@ def longest_silences(recording: Recording, count: int = 3) -> list[tuple[float, 
     gaps += [(a, b - a) for a, b in itertools.pairwise(times)]
     gaps.append((times[-1], recording.duration - times[-1]))
     return sorted(gaps, key=lambda g: -g[1])[:count]
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from ._diff import diff
+
+    result = diff(_open(args.a), _open(args.b))
+    print(result.text())
+    if args.html:
+        with open(args.html, "w", encoding="utf-8") as out:
+            out.write(result.html())
+        print(f"wrote the diff to {args.html}", file=sys.stderr)
+    return 0
 
 
 # -- export / import -------------------------------------------------------------------------

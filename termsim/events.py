@@ -30,6 +30,7 @@ __all__ = [
     "End",
     "Event",
     "Exit",
+    "Hangup",
     "Input",
     "InputRead",
     "Note",
@@ -182,6 +183,16 @@ class Exit:
 
 
 @dataclass(frozen=True, slots=True)
+class Hangup:
+    """The test closed the session while the program still ran: termsim hung
+    up on it (SIGHUP, then SIGTERM and SIGKILL as needed). What follows, its
+    exit included, is the teardown's doing, not the program's; a replay does
+    not play it until the test closes the replay."""
+
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownSequences:
     """Escape sequences the terminal did not understand, counted by kind, so a
     reader knows the screens may be wrong and where to look."""
@@ -211,5 +222,5 @@ class Unrecognized:
 
 Event: TypeAlias = (
     Output | Input | Reply | Resize | TtyMode | InputRead | WaitStarted | WaitEnded | Note
-    | Warned | Exit | UnknownSequences | End | Unrecognized
+    | Warned | Exit | Hangup | UnknownSequences | End | Unrecognized
 )

@@ -16,14 +16,32 @@ termsim's own public hook (:func:`termsim.record_sessions`).
 
 The ``termsim_recordings`` fixture gives a test the paths its sessions
 recorded to so far (to attach them, or replay them in the same test).
+
+Hunting flakes:
+
+* ``--termsim-shake=N``: after a test passes, its body runs N more times,
+  each ``spawn()`` answered by a replay of the matching recording played as
+  a variant that could physically have happened (``termsim._shake``). A
+  variant that fails the test fails it, with the smallest variant in words
+  and the line that replays it. ``--termsim-shake-variant=TEXT`` runs one
+  given variant.
+* Reruns (pytest-rerunfailures, or any plugin that reports a failed attempt
+  as "rerun") never hide a failure: a test that failed and then passed is
+  listed in a "termsim flaky" summary with both attempts' recordings and
+  their diff. ``--termsim-flaky=fail`` fails the run when any test needed a
+  rerun, unless it carries ``@pytest.mark.termsim_flaky(reason=...,
+  until="YYYY-MM-DD")`` and that date has not passed.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
+import shlex
 from collections.abc import Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +52,8 @@ from ._recording import Recording
 from .events import Exit
 
 _KEY = pytest.StashKey[list[Path]]()
+#: Every attempt of a test so far: (outcome, its recordings).
+_ATTEMPTS = pytest.StashKey[list[tuple[str, list[Path]]]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,6 +66,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--termsim-keep", default="failed", choices=("failed", "all", "none"),
         help="keep recordings of failed tests (default), of all tests, or record nothing",
     )
+    group.addoption(
+        "--termsim-shake", type=int, default=0, metavar="N",
+        help="after a test passes, run its body N more times against variants of its "
+        "recordings that could have happened; a variant that fails it fails it",
+    )
+    group.addoption(
+        "--termsim-shake-variant", default=None, metavar="TEXT",
+        help="after a test passes, run its body once against this variant (as a shake "
+        "report prints it; one per session, joined by ' | ')",
+    )
+    group.addoption(
+        "--termsim-flaky", default="report", choices=("report", "fail"),
+        help="a test that passed only on a rerun: list it (default), or also fail the run "
+        "unless it is marked termsim_flaky(reason=..., until=...) and not expired",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "termsim_flaky(reason, until): this test is known to need reruns until "
+        "the date (YYYY-MM-DD); --termsim-flaky=fail lets it pass until then")
+    if not hasattr(config, "workerinput"):  # xdist workers report to the controller
+        config.pluginmanager.register(_Summary(config), "termsim-summary")
 
 
 def _directory(config: pytest.Config) -> Path:
@@ -62,6 +105,7 @@ def _safe(nodeid: str) -> str:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     # Each attempt (a rerun is a new attempt of the same item) starts a new list.
     item.stash[_KEY] = []
+    item.stash.setdefault(_ATTEMPTS, [])
 
 
 @pytest.hookimpl(wrapper=True)
@@ -88,7 +132,48 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
             return str(path)
 
     with record_sessions(allocate):
-        return (yield)
+        result = yield
+    _shake(item, made)
+    return result
+
+
+def _shake(item: pytest.Item, made: list[Path]) -> None:
+    """Run a passed test's body against variants of its recordings (see above)."""
+    from ._shake import Shaker, parse_variants, variant_text
+
+    config = item.config
+    count = config.getoption("--termsim-shake")
+    given = config.getoption("--termsim-shake-variant")
+    if not (count or given) or not made:
+        return
+    try:
+        shaker = Shaker([str(_relative(p, config)) for p in made], item.runtest,
+                        name=item.nodeid)
+    except RecordingError as exc:
+        item.stash[_UNSHAKEN] = f"a recording cannot be read: {exc}"
+        return
+    unreplayable = shaker.replayable()
+    if unreplayable is not None:
+        item.stash[_SHAKEN_RUNS] = 0
+        item.stash[_UNSHAKEN] = f"{type(unreplayable).__name__}: {unreplayable}".split("\n")[0]
+        return
+    if given:
+        variants = parse_variants(given)
+        error = shaker.attempt(variants)
+        failure = None if error is None else shaker.failure(0, variants, error, 1)
+    else:
+        failure = shaker.shake(count)
+    item.stash[_SHAKEN_RUNS] = shaker.tried or 1
+    if failure is not None:
+        line = (f"pytest {shlex.quote(item.nodeid)} "
+                f"--termsim-shake-variant={shlex.quote(variant_text(failure.variants))}")
+        failure.args = (f"{failure.args[0]}\n  or run the test on it: {line}",)
+        raise failure
+
+
+_SHAKEN_RUNS = pytest.StashKey[int]()
+#: Why a passing test could not be shaken (its body fails on its own replay).
+_UNSHAKEN = pytest.StashKey[str]()
 
 
 @pytest.fixture
@@ -107,20 +192,134 @@ def pytest_runtest_makereport(
     if report.when != "call":
         return report
     made = item.stash.get(_KEY, [])
-    if not made:
-        return report
-    keep = item.config.getoption("--termsim-keep")
+    attempts = item.stash.setdefault(_ATTEMPTS, [])
+    outcome = str(report.outcome)
+    attempts.append((outcome, list(made)))
+    if _SHAKEN_RUNS in item.stash:
+        report.user_properties.append(("termsim_shaken", item.stash[_SHAKEN_RUNS]))
+        del item.stash[_SHAKEN_RUNS]
+    if _UNSHAKEN in item.stash:
+        report.user_properties.append(("termsim_unshaken", f"{item.nodeid}: "
+                                       f"{item.stash[_UNSHAKEN]}"))
+        del item.stash[_UNSHAKEN]
     # pytest-rerunfailures reports a failed attempt that will be retried as
     # "rerun": that attempt's recordings are evidence too.
-    if report.failed or str(report.outcome) == "rerun":
+    failed_before = [paths for result, paths in attempts[:-1] if result in ("rerun", "failed")]
+    if report.passed and failed_before:
+        report.user_properties.append(("termsim_flaky", _flaky(item, failed_before[-1], made)))
+        return report  # both attempts' recordings are kept
+    if not made:
+        return report
+    if report.failed or outcome == "rerun":
         report.sections.append(("termsim recordings", _describe(made, item.config)))
-    elif keep != "all":
+    elif item.config.getoption("--termsim-keep") != "all":
         for path in made:
             try:
                 path.unlink()
             except OSError:
                 pass
     return report
+
+
+def _flaky(item: pytest.Item, failed: list[Path], passed: list[Path]) -> dict[str, Any]:
+    """What the summary says of a test that passed only on a rerun."""
+    from ._diff import diff
+
+    config = item.config
+    info: dict[str, Any] = {
+        "nodeid": item.nodeid,
+        "failed": [str(_relative(p, config)) for p in failed],
+        "passed": [str(_relative(p, config)) for p in passed],
+        "diff": "",
+        "allowed": None,
+    }
+    if failed and passed:
+        try:
+            info["diff"] = diff(passed[0], failed[0]).summary()
+        except RecordingError as exc:
+            info["diff"] = f"(no diff: {exc})"
+    marker = item.get_closest_marker("termsim_flaky")
+    if marker is not None:
+        reason = str(marker.kwargs.get("reason", marker.args[0] if marker.args else ""))
+        until = marker.kwargs.get("until", marker.args[1] if len(marker.args) > 1 else None)
+        info["allowed"] = {"reason": reason, "until": None if until is None else str(until)}
+    return info
+
+
+def _expired(allowed: dict[str, Any] | None) -> str | None:
+    """Why a flaky test is not allowed (None: it is)."""
+    if allowed is None:
+        return "not marked termsim_flaky"
+    until = allowed.get("until")
+    if until is None:
+        return None
+    try:
+        day = datetime.date.fromisoformat(until)
+    except ValueError:
+        return f"termsim_flaky until={until!r} is not a date (YYYY-MM-DD)"
+    if datetime.date.today() > day:
+        return f"termsim_flaky expired on {until}"
+    return None
+
+
+class _Summary:
+    """What the run learns of flaky and shaken tests, on the process that
+    reports (the xdist controller, or the only process): a plugin object, so
+    its hooks see the config."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.flaky: list[dict[str, Any]] = []
+        self.shaken: list[int] = []
+        self.unshaken: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == "termsim_flaky" and isinstance(value, dict):
+                self.flaky.append(value)
+            elif name == "termsim_shaken" and isinstance(value, int):
+                self.shaken.append(value)
+            elif name == "termsim_unshaken" and isinstance(value, str):
+                self.unshaken.append(value)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.shaken:
+            terminalreporter.write_line(
+                f"termsim shake: {len(self.shaken)} passing tests ran {sum(self.shaken)} "
+                "variants of their recordings")
+        if self.unshaken:
+            terminalreporter.write_line(
+                f"termsim shake: {len(self.unshaken)} tests fail against their own unchanged "
+                "recordings (they check something a replay does not have), so were not shaken:")
+            for line in self.unshaken[:10]:
+                terminalreporter.write_line(f"  {line[:160]}")
+        if not self.flaky:
+            return
+        terminalreporter.section("termsim flaky")
+        for info in self.flaky:
+            why = _expired(info["allowed"])
+            status = "allowed: " + info["allowed"]["reason"] if why is None else why
+            terminalreporter.write_line(
+                f"{info['nodeid']}: failed, then passed on a rerun ({status})")
+            for path in info["failed"]:
+                terminalreporter.write_line(f"  failed attempt: {path}")
+            for path in info["passed"]:
+                terminalreporter.write_line(f"  passing attempt: {path}")
+            if info["diff"]:
+                terminalreporter.write_line(f"  diff (A: passing, B: failed): {info['diff']}")
+            if info["failed"] and info["passed"]:
+                terminalreporter.write_line(
+                    f"  look: termsim diff {info['passed'][0]} {info['failed'][0]}")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.config.getoption("--termsim-flaky") != "fail":
+            return
+        if any(_expired(info["allowed"]) for info in self.flaky) \
+                and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def _describe(paths: list[Path], config: pytest.Config) -> str:

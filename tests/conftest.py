@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
 import pytest
+
+from termsim import Driver, Regex
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -33,6 +36,15 @@ def inherited_env(*drop_prefixes: str) -> dict[str, str]:
 def program(name: str, *args: str) -> list[str]:
     """argv for one of the small test programs in tests/programs/."""
     return [sys.executable, str(PROGRAMS / name), *args]
+
+
+async def stubborn_pids(term: Driver) -> list[int]:
+    """The process ids tests/programs/stubborn.py prints, once the whole line
+    is on the screen (a read may end in the middle of a number)."""
+    snap = await term.wait_for(Regex(r"PIDS ([\d ]+) END"), timeout=10)
+    match = re.search(r"PIDS ([\d ]+) END", snap.text)
+    assert match is not None
+    return [int(p) for p in match.group(1).split()]
 
 
 @pytest.fixture

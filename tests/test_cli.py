@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import program
 
 from termsim import Playback, Recording
 from termsim.cli import main
@@ -125,16 +126,17 @@ async def test_record_is_interactive_in_a_real_terminal(tmp_path: Path) -> None:
     from termsim import Text
 
     path = tmp_path / "interactive.tsr"
-    script = "stty size; read line; echo got:$line; stty size"
-    argv = [sys.executable, "-m", "termsim", "record", "-o", str(path), "--", "sh", "-c", script]
+    # The inner program says its size at start and on every SIGWINCH, and
+    # echoes the line it reads: every step is waited for, none is timed.
+    argv = [sys.executable, "-m", "termsim", "record", "-o", str(path), "--",
+            *program("winch.py"), "--echo"]
     async with termsim.spawn(argv, cols=70, rows=20) as outer:
-        await outer.wait_for(Text("20 70"), timeout=30)  # the inner PTY took our size
+        await outer.wait_for(Text("SIZE 70x20"), timeout=30)  # the inner PTY took our size
         assert outer.screen.input_ready is True  # the recorder put our tty in raw mode
-        await outer.resize(cols=60, rows=15)
-        await outer.type("hello")
-        await outer.press("enter")
+        mark = await outer.resize(cols=60, rows=15)
+        snap = await outer.wait_for(Text("SIZE 60x15"), since=mark, timeout=30)  # SIGWINCH
+        await outer.type("hello\n")
         await outer.wait_for(Text("got:hello"), timeout=30)
-        snap = await outer.wait_for(Text("15 60"), timeout=30)  # SIGWINCH followed
         assert await outer.wait_exit(timeout=30) == 0
         assert "recorded to" in outer.screen.text
         assert snap.input_ready is True

@@ -38,6 +38,7 @@ ONE_OF_EACH: list[events.Event] = [
     events.Warned(1.0, "keys sent while cooked"),
     events.Exit(1.1, -9),
     events.Exit(1.11, None),
+    events.Hangup(1.15),
     events.UnknownSequences(1.2, {"CSI i": 2}),
     events.Unrecognized(1.25, "zz", (1, "two")),
     events.End(1.3, "closed"),

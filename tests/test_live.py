@@ -7,7 +7,7 @@ import sys
 
 import anyio
 import pytest
-from conftest import EXAMPLE, program
+from conftest import EXAMPLE, program, stubborn_pids
 
 import termsim
 from termsim import (
@@ -151,8 +151,8 @@ async def test_wait_exit_reports_signals_as_negative_status() -> None:
 
 async def test_leaving_the_block_ends_a_stubborn_process_tree() -> None:
     async with termsim.spawn(program("stubborn.py", "--setsid")) as term:
-        snap = await term.wait_for(Regex(r"PIDS( \d+){3}"), timeout=10)
-        pids = [int(p) for p in re.search(r"PIDS ([\d ]+)", snap.text).group(1).split()]  # type: ignore[union-attr]
+        pids = await stubborn_pids(term)
+        assert len(pids) == 3
         assert all(is_running(pid) for pid in pids)
     assert not any(is_running(pid) for pid in pids), pids
 
@@ -161,8 +161,7 @@ async def test_cancellation_ends_the_process_tree() -> None:
     pids: list[int] = []
     with anyio.move_on_after(5) as scope:
         async with termsim.spawn(program("stubborn.py")) as term:
-            snap = await term.wait_for(Regex(r"PIDS( \d+){2}"), timeout=10)
-            pids = [int(p) for p in snap.text.split("PIDS ")[1].split()[:2]]
+            pids = await stubborn_pids(term)
             scope.cancel()
             await term.wait_for(Text("never"), timeout=60)
     assert scope.cancelled_caught

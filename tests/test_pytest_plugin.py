@@ -91,16 +91,58 @@ def test_keep_none_records_nothing(pytester: pytest.Pytester) -> None:
     assert "termsim recordings" not in result.stdout.str()
 
 
-def test_a_rerun_that_passes_keeps_the_failed_attempt(pytester: pytest.Pytester) -> None:
+def test_a_rerun_that_passes_keeps_both_attempts_and_reports_them(
+    pytester: pytest.Pytester,
+) -> None:
     pytest.importorskip("pytest_rerunfailures")
     pytester.makepyfile(test_flaky=FLAKY)
     result = pytester.runpytest("--reruns", "1")
     outcomes = result.parseoutcomes()
     assert (outcomes.get("passed"), outcomes.get("rerun")) == (1, 1)
+    assert result.ret == 0  # reported, not failed, by default
     kept = recordings(pytester.path / ".termsim")
-    assert [p.name for p in kept] == ["test_flaky.py__test_passes_the_second_time.tsr"]
+    assert [p.name for p in kept] == ["test_flaky.py__test_passes_the_second_time-2.tsr",
+                                      "test_flaky.py__test_passes_the_second_time.tsr"]
+    failed, passed = kept[1], kept[0]
+    assert "first" in Playback(failed).screen_at().text
+    assert "second" in Playback(passed).screen_at().text
+    summary = result.stdout.str().split("termsim flaky")[1]
+    assert "test_passes_the_second_time: failed, then passed on a rerun" in summary
+    assert "failed attempt: .termsim/test_flaky.py__test_passes_the_second_time.tsr" in summary
+    assert "passing attempt: .termsim/test_flaky.py__test_passes_the_second_time-2.tsr" in summary
+    # The diff names the wait that differed between the two attempts.
+    assert "diff (A: passing, B: failed): first divergence: wait for text 'second' in the " \
+        "screen: matched in A, program exited in B; only B printed 'first'" in summary
 
-    assert "first" in Playback(kept[0]).screen_at().text
+
+@pytest.mark.parametrize(("marker", "status"), [
+    ("", 1),
+    ("@pytest.mark.termsim_flaky(reason='slow CI', until='2999-01-01')", 0),
+    ("@pytest.mark.termsim_flaky(reason='slow CI', until='2000-01-01')", 1),
+])
+def test_termsim_flaky_fail_fails_the_run_unless_a_marker_allows_it(
+    pytester: pytest.Pytester, marker: str, status: int,
+) -> None:
+    pytest.importorskip("pytest_rerunfailures")
+    marked = FLAKY.replace("@pytest.mark.anyio", f"{marker}\n@pytest.mark.anyio")
+    pytester.makepyfile(test_flaky=marked)
+    result = pytester.runpytest("--reruns", "1", "--termsim-flaky=fail")
+    assert result.parseoutcomes().get("passed") == 1
+    assert result.ret == status
+    text = result.stdout.str()
+    if status and marker:
+        assert "termsim_flaky expired on 2000-01-01" in text
+    elif marker:
+        assert "allowed: slow CI" in text
+
+
+def test_flaky_tests_are_reported_across_xdist_workers(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("pytest_rerunfailures")
+    pytest.importorskip("xdist")
+    pytester.makepyfile(test_flaky=FLAKY)
+    result = pytester.runpytest_subprocess("-n", "2", "--reruns", "1", "--termsim-flaky=fail")
+    assert result.ret == 1
+    assert "test_passes_the_second_time: failed, then passed on a rerun" in result.stdout.str()
 
 
 def test_xdist_workers_do_not_collide(pytester: pytest.Pytester) -> None:

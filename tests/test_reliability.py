@@ -17,7 +17,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import program
+from conftest import program, stubborn_pids
 
 import termsim
 from termsim import Playback, ProcessExited, Recording, RecordingError, Text, WaitTimeout
@@ -27,12 +27,6 @@ from termsim.events import Input
 pytestmark = pytest.mark.anyio
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
-
-
-def pids_in(text: str) -> list[int]:
-    match = re.search(r"PIDS ([\d ]+)", text)
-    assert match, text
-    return [int(p) for p in match.group(1).split()]
 
 
 async def test_program_that_exits_at_once() -> None:
@@ -125,7 +119,7 @@ async def test_cancelled_at_every_await_point_leaves_nothing(step: str, tmp_path
     with anyio.CancelScope() as scope:
         async with termsim.spawn(program("stubborn.py"), record=path) as term:
             session = term
-            pids = pids_in((await term.wait_for(Text("PIDS"), timeout=10)).text)
+            pids = await stubborn_pids(term)
             scope.cancel()
             await STEPS[step](term)  # raises Cancelled, except aclose (shielded)
             await anyio.lowlevel.checkpoint()
@@ -157,7 +151,7 @@ async def test_background_tasks_cancelled_first_still_end_and_reap(tmp_path: Pat
     path = tmp_path / "s.tsr"
     with anyio.move_on_after(1.0):
         async with termsim.spawn(program("stubborn.py"), record=path) as term:
-            pids = pids_in((await term.wait_for(Text("PIDS"), timeout=10)).text)
+            pids = await stubborn_pids(term)
             await term.wait_for(Text("never"), timeout=60)
     assert not any(is_running(pid) for pid in pids)
     assert term.exit_status == -9  # it ignored SIGHUP and SIGTERM

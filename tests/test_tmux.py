@@ -33,6 +33,10 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 def tmux() -> Iterator[list[str]]:
     socket = f"termsim-test-{uuid.uuid4().hex[:8]}"
     base = ["tmux", "-L", socket, "-f", "/dev/null"]
+    # A session that lives as long as the module: killing the last session
+    # ends a tmux server, and a new-session racing that shutdown fails.
+    subprocess.run([*base, "new-session", "-d", "-s", "keeper", "tail -f /dev/null"],
+                   check=True, timeout=30)
     yield base
     subprocess.run([*base, "kill-server"], capture_output=True)
 
@@ -49,8 +53,10 @@ def tmux_screen(base: list[str], data: bytes, cols: int, rows: int, tmp: Path) -
         f"printf '\\033]2;done-{name}\\007'; "
         f"{shlex.join(base)} wait-for -S {name}; exec tail -f /dev/null"
     )
-    subprocess.run([*base, "new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", name,
-                    script], check=True, timeout=30)
+    created = subprocess.run(
+        [*base, "new-session", "-d", "-x", str(cols), "-y", str(rows), "-s", name, script],
+        capture_output=True, text=True, timeout=30)
+    assert created.returncode == 0, created.stderr
     try:
         subprocess.run([*base, "wait-for", name], check=True, timeout=30)
         for _ in range(100):  # the title normally arrived already; bounded re-check

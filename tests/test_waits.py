@@ -122,7 +122,9 @@ async def test_a_reply_longer_than_the_screen_is_in_the_transcript() -> None:
 
 
 async def test_an_idle_program_stalls_a_wait_at_once(configured_env: dict[str, str]) -> None:
-    async with termsim.spawn(EXAMPLE, env=configured_env, stall=0.5) as term:
+    # The session's default stall is longer than the boot's silence (0.3 s,
+    # which may take twice as long on a slow machine: shake finds that).
+    async with termsim.spawn(EXAMPLE, env=configured_env, stall=1.0) as term:
         await term.wait_for(PROMPT & Text("state: sleeping", region=TOOLBAR), timeout=30)
         started = time.monotonic()
         with pytest.raises(Stalled) as info:

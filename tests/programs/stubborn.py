@@ -21,6 +21,6 @@ if len(sys.argv) > 1 and sys.argv[1] == "--setsid":
         while True:
             signal.pause()
     pids.append(detached)
-print("PIDS " + " ".join(map(str, pids)), flush=True)
+print("PIDS " + " ".join(map(str, pids)) + " END", flush=True)
 while True:
     signal.pause()

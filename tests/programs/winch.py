@@ -1,4 +1,5 @@
-"""Prints its terminal size at start and on every SIGWINCH."""
+"""Prints its terminal size at start and on every SIGWINCH; with --echo,
+prints ``got:<line>`` for the line it then reads."""
 
 import os
 import signal
@@ -13,4 +14,7 @@ def report(*_: object) -> None:
 
 signal.signal(signal.SIGWINCH, report)
 report()
-sys.stdin.readline()
+line = sys.stdin.readline()
+if "--echo" in sys.argv:
+    sys.stdout.write(f"got:{line.strip()}\r\n")
+    sys.stdout.flush()
