@@ -21,9 +21,9 @@ import sys
 import time
 
 import anyio
-from ptyprocess import PtyProcess
 
 import termsim
+from termsim._spawn import start
 
 CHILD = """
 import sys, time
@@ -42,15 +42,18 @@ sys.stdin.readline()
 
 
 def bare(mb: int) -> float:
-    proc = PtyProcess.spawn([sys.executable, "-c", CHILD, str(mb << 20)])
+    proc = start([sys.executable, "-c", CHILD, str(mb << 20)], env=dict(os.environ), cwd=None,
+                 cols=80, rows=24)
     data = bytearray()
     while b"ELAPSED" not in data[-200:]:
         select.select([proc.fd], [], [], 10)
         data += os.read(proc.fd, 1 << 16)
     while not re.search(rb"ELAPSED [\d.]+\r\n", data[-200:]):
+        select.select([proc.fd], [], [], 10)
         data += os.read(proc.fd, 1 << 16)
-    proc.write(b"\n")
-    proc.wait()
+    os.write(proc.fd, b"\n")
+    proc.popen.wait()
+    os.close(proc.fd)
     return float(re.findall(rb"ELAPSED ([\d.]+)", bytes(data[-200:]))[-1])
 
 

@@ -226,9 +226,9 @@ class Recorder:
     """agent_repl in a PTY; its output fed to a Terminal that answers it."""
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        from ptyprocess import PtyProcess
+        from termsim._spawn import start
 
-        self.proc = PtyProcess.spawn(argv, env=env, dimensions=(24, 80))
+        self.proc = start(argv, env=env, cwd=None, cols=80, rows=24)
         self.fd = self.proc.fd
         self.term = termsim.Terminal(80, 24)
         self.raw = bytearray()
@@ -295,7 +295,9 @@ def make_ptk() -> bytes:
             if "bye" not in rec.term.screen.text:
                 raise RuntimeError("agent_repl did not say bye:\n" + rec.term.screen.render())
         finally:
-            rec.proc.close(force=True)
+            rec.proc.popen.kill()
+            rec.proc.popen.wait()
+            os.close(rec.fd)
         return bytes(rec.raw)
 
 

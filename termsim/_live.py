@@ -32,6 +32,7 @@ from ._hooks import recording_path_for, substitute_for
 from ._pty import PtySource, is_canonical, is_hidden, is_raw
 from ._recorder import Recorder
 from ._redact import MARKER, Redactor
+from ._spawn import check_argv
 from ._terminal import Policy, Terminal
 from .events import Hangup, Input, Resize, Warned
 
@@ -253,9 +254,14 @@ def spawn(
 ) -> Session:
     """Start ``argv`` in a pseudo-terminal of ``cols`` x ``rows``.
 
-    Use as ``async with termsim.spawn([...]) as term:``. ``env`` replaces the
-    whole environment, as in :mod:`subprocess`; ``TERM`` is ``term`` unless
-    ``env`` sets it.
+    Use as ``async with termsim.spawn([...]) as term:``. The program starts
+    as :mod:`subprocess` would start it: ``argv`` is a list, the program is
+    looked up in the ``PATH`` of ``env``, and a failure to start it (no such
+    program, a bad ``cwd``, no permission) raises
+    :class:`~termsim.TermsimError` with the reason when the block is entered.
+    ``env`` replaces the whole environment; ``TERM`` is ``term`` unless
+    ``env`` sets it. Everything the program starts, daemons included, is
+    ended when the block exits.
 
     ``policy`` says how the terminal answers each kind of query (see
     :data:`termsim.QUERY_KINDS`): ``"answer"`` (the default), ``"ignore"``
@@ -276,12 +282,7 @@ def spawn(
     ``timeout``: the default of every wait of this session (an explicit
     ``timeout=`` wins); ``stall``: the default ``stall=`` of its waits.
     """
-    if isinstance(argv, (str, os.PathLike)):
-        args = [os.fspath(argv)]
-    else:
-        args = [os.fspath(a) for a in argv]
-    if not args:
-        raise ValueError("spawn() needs a command")
+    args = check_argv(argv)
     substitute = substitute_for(args, {"timeout": timeout, "stall": stall, "cols": cols,
                                        "rows": rows})
     if substitute is not None:

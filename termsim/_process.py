@@ -1,20 +1,61 @@
-"""Finding and ending a child's whole process tree.
+"""Finding and ending everything a session started.
 
 A test harness must leave nothing running: not the child, not a grandchild it
-forked, not one that ignores SIGHUP and SIGTERM. The child is a session leader
-(the PTY made it one), so its process group is signalled as a whole; on
-Linux, ``/proc`` also yields descendants that moved to another process group
-or session, which ``killpg`` would miss. Each process is watched through a
-pidfd, so waiting for them to go is event-driven, not a polling loop.
+forked, not one that ignores SIGHUP and SIGTERM, not a daemon that forked
+twice and called ``setsid`` (a tmux server). Three nets catch them, from one
+scan of the process table:
+
+* the child's process group (it is a session leader, so ``killpg`` reaches
+  every process that did not move to another group);
+* its descendants, and the processes of its session left behind when their
+  parent died;
+* every process whose environment carries the session's marker
+  (``TERMSIM_SESSION=<token>``, see ``_spawn``), wherever it went: a daemon
+  keeps the environment it was started with.
+
+Where things are read from, so it works beyond Linux:
+
+* the process table comes from ``/proc`` where there is one, else from
+  ``ps`` (macOS, the BSDs), which has no session ids (the marker covers the
+  processes the session net would catch);
+* a process's end is awaited through a pidfd (Linux), else a kqueue
+  (macOS, the BSDs), else by checking with a backoff. Each fallback can be
+  forced on Linux (``BACKEND``, ``EXIT_WATCH``) so the tests exercise it.
 """
 
 from __future__ import annotations
 
 import os
+import select
 import signal
+import subprocess
+import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
 
 import anyio
+
+#: Where the process table is read from: ``"proc"`` or ``"ps"``.
+BACKEND: Literal["proc", "ps"] = "proc" if os.path.isdir("/proc/self") else "ps"
+#: How a process's end is awaited: ``"pidfd"``, ``"kqueue"`` or ``"poll"``.
+EXIT_WATCH: Literal["pidfd", "kqueue", "poll"] = (
+    "pidfd" if hasattr(os, "pidfd_open")
+    else "kqueue" if hasattr(select, "kqueue") else "poll"
+)
+#: With ``EXIT_WATCH = "poll"``: the first and the longest interval between checks.
+POLL = (0.001, 0.05)
+
+
+@dataclass(frozen=True)
+class Proc:
+    """One row of the process table."""
+
+    pid: int
+    ppid: int
+    pgid: int
+    sid: int  # -1 where it cannot be read (``ps`` has no portable session id)
+    marked: bool
 
 
 def _proc_stat(pid: int) -> tuple[int, int, int] | None:
@@ -32,19 +73,66 @@ def _proc_stat(pid: int) -> tuple[int, int, int] | None:
         return None
 
 
-def descendants(root: int) -> list[int]:
-    """All live descendants of ``root`` (not ``root`` itself); [] without /proc."""
+def _has_marker(pid: int, needle: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return needle in f.read().split(b"\0")
+    except OSError:  # gone, or another user's
+        return False
+
+
+def _from_proc(needle: bytes | None) -> list[Proc]:
     try:
         names = os.listdir("/proc")
     except OSError:
         return []
-    children: dict[int, list[int]] = {}
+    out = []
     for name in names:
         if not name.isdigit():
             continue
-        stat = _proc_stat(int(name))
+        pid = int(name)
+        stat = _proc_stat(pid)
         if stat is not None:
-            children.setdefault(stat[0], []).append(int(name))
+            marked = needle is not None and _has_marker(pid, needle)
+            out.append(Proc(pid, stat[0], stat[1], stat[2], marked))
+    return out
+
+
+def _from_ps(needle: bytes | None) -> list[Proc]:
+    # The environment follows the command: "e" for procps, "-E" on macOS,
+    # "-e" on the BSDs. The marker's token is random, so a substring test is exact enough.
+    env_flag = "-E" if sys.platform == "darwin" else "e" if sys.platform == "linux" else "-e"
+    argv = ["ps", "-A", "-ww", "-o", "pid=", "-o", "ppid=", "-o", "pgid=", "-o", "command="]
+    if needle is not None:
+        argv.insert(2, env_flag)
+    try:
+        listing = subprocess.run(argv, capture_output=True, check=False, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    out = []
+    for line in listing.splitlines():
+        fields = line.split(None, 3)
+        try:
+            pid, ppid, pgid = int(fields[0]), int(fields[1]), int(fields[2])
+        except (IndexError, ValueError):
+            continue
+        marked = needle is not None and len(fields) > 3 and needle in fields[3]
+        out.append(Proc(pid, ppid, pgid, -1, marked))
+    return out
+
+
+def processes(marker: str | None = None) -> list[Proc]:
+    """The process table now; ``marker`` (``NAME=value``) is looked for in
+    each environment. [] if it cannot be read at all."""
+    needle = marker.encode() if marker is not None else None
+    return _from_proc(needle) if BACKEND == "proc" else _from_ps(needle)
+
+
+def descendants(root: int, table: Iterable[Proc] | None = None) -> list[int]:
+    """All live descendants of ``root`` (not ``root`` itself)."""
+    children: dict[int, list[int]] = {}
+    for proc in processes() if table is None else table:
+        children.setdefault(proc.ppid, []).append(proc.pid)
     found: list[int] = []
     todo = [root]
     while todo:
@@ -55,19 +143,16 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def in_session(sid: int) -> list[int]:
-    """Processes of session ``sid`` (those left when their parent died)."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    out = []
-    for name in names:
-        if name.isdigit() and int(name) != sid:
-            stat = _proc_stat(int(name))
-            if stat is not None and stat[2] == sid:
-                out.append(int(name))
-    return out
+def started_by(leader: int, marker: str | None) -> set[int]:
+    """Everything the session led by ``leader`` started, by all three nets
+    (see the module's docstring); ``leader`` itself is not included, nor is
+    the calling process (which may carry the marker when it ran the session
+    through a wrapper)."""
+    table = processes(marker)
+    found = set(descendants(leader, table))
+    found |= {p.pid for p in table if p.marked or leader in (p.sid, p.pgid)}
+    found -= {leader, os.getpid()}
+    return found
 
 
 def is_running(pid: int) -> bool:
@@ -76,8 +161,12 @@ def is_running(pid: int) -> bool:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except FileNotFoundError:
-        return False
+        if BACKEND == "proc":
+            return False
+        data = b""
     except OSError:
+        data = b""
+    if not data:
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
@@ -108,22 +197,61 @@ def signal_all(pgid: int, pids: Iterable[int], sig: signal.Signals) -> None:
 
 
 async def wait_gone(pids: Iterable[int], timeout: float) -> bool:
-    """Wait (event-driven, via pidfd) until none of ``pids`` runs; True if so."""
-    watched: list[tuple[int, int]] = []
+    """Wait until none of ``pids`` runs; True if so, False after ``timeout``."""
+    pids = list(pids)
+    with anyio.move_on_after(timeout):
+        if EXIT_WATCH == "pidfd":
+            await _wait_pidfds(pids)
+        elif EXIT_WATCH == "kqueue":
+            await _wait_kqueue(pids)
+        else:
+            await _wait_polling(pids)
+        return True
+    return False
+
+
+async def _wait_pidfds(pids: list[int]) -> None:
+    # A pidfd is readable once the whole thread group has exited; a /proc
+    # check would call a process gone whose main thread exited while its
+    # other threads are still running.
+    watched: list[int] = []
     try:
         for pid in pids:
             try:
-                watched.append((pid, os.pidfd_open(pid)))
-            except (ProcessLookupError, AttributeError, OSError):
-                continue
-        with anyio.move_on_after(timeout):
-            # A pidfd is readable once the whole thread group has exited; a
-            # /proc check would call a process gone whose main thread exited
-            # while its other threads are still running.
-            for _, pidfd in watched:
-                await anyio.wait_readable(pidfd)
-            return True
-        return False
+                watched.append(os.pidfd_open(pid))
+            except OSError:
+                continue  # gone already
+        for pidfd in watched:
+            await anyio.wait_readable(pidfd)
     finally:
-        for _, pidfd in watched:
+        for pidfd in watched:
             os.close(pidfd)
+
+
+async def _wait_kqueue(pids: list[int]) -> None:  # pragma: no cover - macOS, the BSDs
+    if sys.platform == "linux":  # (for the type checker: no kqueue here)
+        raise RuntimeError("kqueue is not available on Linux")
+    kq = select.kqueue()
+    try:
+        pending = 0
+        for pid in pids:
+            event = select.kevent(pid, filter=select.KQ_FILTER_PROC,
+                                  flags=select.KQ_EV_ADD | select.KQ_EV_ONESHOT,
+                                  fflags=select.KQ_NOTE_EXIT)
+            try:
+                kq.control([event], 0, 0)
+                pending += 1
+            except OSError:
+                continue  # gone already
+        while pending:
+            await anyio.wait_readable(kq.fileno())
+            pending -= len(kq.control(None, pending, 0))
+    finally:
+        kq.close()
+
+
+async def _wait_polling(pids: list[int]) -> None:
+    interval, longest = POLL
+    while any(is_running(pid) for pid in pids):
+        await anyio.sleep(interval)  # the fallback of last resort: nothing to wait on
+        interval = min(interval * 2, longest)

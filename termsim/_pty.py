@@ -4,7 +4,9 @@ The thin I/O shell around the sans-IO :class:`~termsim.Terminal` and the
 shared :class:`~termsim._engine.Engine`. It turns what happens at the PTY
 into :mod:`termsim.events` and hands them on, in order:
 
-* ptyprocess forks the child in a new PTY (it becomes a session leader);
+* ``_spawn`` starts the child in a new PTY, with ``subprocess``'s contract
+  (it becomes a session leader), in a worker thread so the loop never waits
+  for a fork;
 * a reader task waits for the master fd to be readable (``anyio.wait_readable``,
   so epoll on asyncio and trio alike), reads everything available (each read
   an :class:`~termsim.events.Output`, emitted at once so the recording has
@@ -17,7 +19,8 @@ into :mod:`termsim.events` and hands them on, in order:
   wait fails at once;
 * closing (normally, by exception, by cancellation) is shielded: hangup, then
   terminate, then kill, each with a short grace period, for the child's
-  process group and every descendant found in ``/proc``.
+  process group, every descendant found in ``/proc``, and every process that
+  carries the session's marker in its environment (daemons that left).
 
 Why this module is long: reading, the exit watcher, writing and teardown are
 one process's lifecycle and share its state; the process tree
@@ -40,12 +43,13 @@ from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
-from ptyprocess import PtyProcess
 
-from ._errors import SessionClosed, TermsimError, WaitTimeout
-from ._process import descendants, in_session, is_running, signal_all, wait_gone
+from . import _process
+from ._errors import SessionClosed, WaitTimeout
+from ._process import is_running, signal_all, started_by, wait_gone
 from ._readprobe import ReadProbe
 from ._readtrack import ReadTracker
+from ._spawn import MARKER, Child, set_size, start
 from ._terminal import Query
 from .events import Event, Exit, InputRead, Output, Reply, TtyMode, stamp
 
@@ -119,11 +123,12 @@ class PtySource:
     ) -> None:
         self.argv = list(argv)
         self.cwd = cwd
-        self.env = dict(env)
+        self.token = os.urandom(8).hex()
+        self.env = {**env, MARKER: self.token}
         self.size = (cols, rows)
         self.write_timeout = write_timeout
         self.emit = emit
-        self.proc: PtyProcess | None = None
+        self.proc: Child | None = None
         self._backlog: deque[Event] = deque()
         self._backlog_size = 0
         self.fd = -1
@@ -183,20 +188,20 @@ class PtySource:
     async def start(self) -> None:
         """Fork the program and start the reader and exit tasks."""
         cols, rows = self.size
-        try:
-            self.proc = PtyProcess.spawn(self.argv, cwd=self.cwd, env=self.env,
-                                         dimensions=(rows, cols))
-        except OSError as exc:
-            raise TermsimError(f"cannot start {self.argv[0]!r}: {exc}") from None
-        self.fd = self.proc.fd
+        with anyio.CancelScope(shield=True):  # a started child must be known, to end it
+            child = await anyio.to_thread.run_sync(
+                lambda: start(self.argv, env=self.env, cwd=self.cwd, cols=cols, rows=rows))
+        self.proc = child
+        self.fd = child.fd
         self._t0 = time.monotonic()
         try:
-            os.set_blocking(self.fd, False)
+            await anyio.lowlevel.checkpoint_if_cancelled()
             self.probe = ReadProbe(self.fd, inotify=self._use_inotify)
-            try:
-                self._pidfd = os.pidfd_open(self.proc.pid)
-            except (AttributeError, OSError):
-                self._pidfd = -1
+            if _process.EXIT_WATCH == "pidfd":
+                try:
+                    self._pidfd = os.pidfd_open(child.pid)
+                except OSError:
+                    self._pidfd = -1
             self._tg = anyio.create_task_group()
             await self._tg.__aenter__()
             self._tg.start_soon(self._run_tasks)
@@ -223,11 +228,16 @@ class PtySource:
                 return False
             raise
 
+    def _started(self) -> set[int]:
+        """Every process this session started, wherever it went (``_process``)."""
+        assert self.proc is not None
+        return started_by(self.proc.pid, f"{MARKER}={self.token}")
+
     def kill_now(self) -> None:
         """Synchronous last resort: SIGKILL the tree, reap, release."""
         proc = self.proc
         assert proc is not None
-        signal_all(proc.pid, descendants(proc.pid), signal.SIGKILL)
+        signal_all(proc.pid, self._started(), signal.SIGKILL)
         try:
             os.waitpid(proc.pid, 0)
         except ChildProcessError:
@@ -263,13 +273,14 @@ class PtySource:
         proc = self.proc
         assert proc is not None
         pid = proc.pid
-        others = set(descendants(pid)) | set(in_session(pid))
+        others = self._started()
         for n, (sig, grace) in enumerate((
             (signal.SIGHUP, HANGUP_GRACE), (signal.SIGTERM, TERMINATE_GRACE),
             (signal.SIGKILL, KILL_GRACE),
         )):
-            if n and not self.engine.exited:
-                others |= set(descendants(pid))  # it may have forked since
+            if n:
+                # It may have forked since, or started a daemon that left.
+                others |= self._started()
             alive = [p for p in others if is_running(p)]
             if self.engine.exited and not alive:
                 return
@@ -294,14 +305,11 @@ class PtySource:
         if self.probe is not None:
             self.probe.close()
         if self.fd >= 0:
-            self.fd = -1
+            fd, self.fd = self.fd, -1
             try:
-                proc.fileobj.close()
+                os.close(fd)
             except OSError:
                 pass
-        # ptyprocess's __del__ would close again and sleep; it has nothing left to do.
-        proc.closed = True
-        proc.terminated = True
 
     # -- reading ----------------------------------------------------------------------
 
@@ -415,12 +423,16 @@ class PtySource:
         try:
             if self._pidfd >= 0:
                 await anyio.wait_readable(self._pidfd)
-                # The pidfd is readable: the child has exited, this does not block.
-                _, status = os.waitpid(proc.pid, 0)  # noqa: ASYNC222
             else:
-                _, status = await anyio.to_thread.run_sync(
-                    os.waitpid, proc.pid, 0, abandon_on_cancel=True,
+                # No pidfd (macOS, old kernels): a thread waits for the exit
+                # without reaping (WNOWAIT), so the reaping stays on this
+                # thread and the teardown's reap cannot race it.
+                await anyio.to_thread.run_sync(
+                    os.waitid, os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT,
+                    abandon_on_cancel=True,
                 )
+            # The child has exited: this does not block.
+            _, status = os.waitpid(proc.pid, 0)  # noqa: ASYNC222
         except ChildProcessError:
             return  # the teardown reaped it first (see _try_reap)
         self._exited(status)
@@ -444,7 +456,8 @@ class PtySource:
             log.debug("termsim: process %d reported exiting twice", proc.pid)
             return
         self._reaped = True
-        proc.terminated = True
+        # subprocess must not wait for (or warn about) a child reaped here.
+        proc.popen.returncode = os.waitstatus_to_exitcode(status)
         if self.reads.pending:
             self.probe_reads()  # it may have read its input, answered and exited
         self._read_available()  # the output the program wrote before exiting
@@ -532,9 +545,9 @@ class PtySource:
     def set_size(self, cols: int, rows: int) -> None:
         """Tell the kernel (and so the program, with SIGWINCH) the new size."""
         self.size = (cols, rows)
-        if self.proc is None:
+        if self.fd < 0:
             return
         try:
-            self.proc.setwinsize(rows, cols)
+            set_size(self.fd, cols, rows)
         except OSError as exc:
             log.debug("termsim: resize failed: %s", exc)
