@@ -47,6 +47,7 @@ from ._errors import (
     ShakeFailure,
     Stalled,
     TermsimError,
+    TermsimWarning,
     UnknownKey,
     WaitTimeout,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "Style",
     "Terminal",
     "TermsimError",
+    "TermsimWarning",
     "Text",
     "UnknownKey",
     "WaitRecord",

@@ -16,6 +16,7 @@ from types import TracebackType
 from typing import Self
 
 from ._engine import Engine, Mark
+from ._errors import warn
 from ._keys import key_bytes
 from ._predicates import PredicateLike
 from ._redact import MARKER
@@ -62,13 +63,15 @@ class Driver(ABC):
         program's reading of it is watched (it counts from that read, not
         from the write)."""
         self._marks += 1
-        mark = Mark(self._marks, self.terminal.generation, self._now(), label)
+        mark = Mark(self._marks, self.terminal.generation, self._now(), self.engine.scrub(label))
         self.engine.input_sent(mark, tracked=tracked)
         return mark
 
     def _warn(self, message: str) -> None:
+        message = self.engine.scrub(message)
         self.warnings.append(message)
         self._emit(Warned(self._now(), message))
+        warn(message)  # last: under -W error it raises
 
     @abstractmethod
     async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:

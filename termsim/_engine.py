@@ -57,7 +57,7 @@ from typing import Protocol
 
 import anyio
 
-from ._errors import ProcessExited, SessionClosed, Stalled, WaitTimeout
+from ._errors import ProcessExited, Scrub, SessionClosed, Stalled, WaitTimeout, _same
 from ._film import Film
 from ._nearmiss import Sighting
 from ._playback import apply_to_terminal
@@ -178,6 +178,8 @@ class Engine:
         self.closed = False
         #: The recording's path, for error messages (None: not recorded).
         self.recording: str | None = None
+        #: Applied to every text an error shows (the session's ``redact=``).
+        self.scrub: Scrub = _same
         #: When the program last printed (None: never), on the source's clock.
         self.last_output: float | None = None
         #: The tty mode the event stream last reported.
@@ -447,7 +449,7 @@ class Engine:
             status=self.exit_status, snapshot=self.snapshot(),
             awaited=predicate.describe() if predicate else None, predicate=predicate,
             recording=self.recording,
-            film=self.film.strip(started) if started is not None else "",
+            film=self.film.strip(started) if started is not None else "", scrub=self.scrub,
         )
 
     # -- timers ----------------------------------------------------------------------
@@ -578,7 +580,7 @@ class Engine:
             unanswered=self.terminal.unanswered(), explanation=pred.explain(snap),
             since=str(wait.since) if wait.since else "", recording=self.recording,
             unknown=dict(self.terminal.unknown), film=self.film.strip(wait.started),
-            notes=notes, stalled_for=stalled_for,
+            notes=notes, stalled_for=stalled_for, scrub=self.scrub,
         )
 
     async def wait_exit(self, *, timeout: float) -> int | None:
@@ -605,7 +607,7 @@ class Engine:
                     awaited="the program to exit", timeout=timeout, snapshot=self.snapshot(),
                     silent_for=self.silent_for(),
                     unanswered=self.terminal.unanswered(), recording=self.recording,
-                    unknown=dict(self.terminal.unknown),
+                    unknown=dict(self.terminal.unknown), scrub=self.scrub,
                 )
         if not self.exited:
             raise SessionClosed("the session is closed")

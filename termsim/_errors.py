@@ -12,6 +12,9 @@
     ├── ShakeFailure       a test that passed live fails on a variant of its recordings
     └── UnknownKey         a key name termsim does not know (also a ValueError)
 
+    TermsimWarning         (a UserWarning) the test drove the program in a way
+                           that likely lost or mangled its input
+
 The three ways a wait can end badly are siblings on purpose: *the screen never
 matched* (``WaitTimeout``), *the program went away* (``ProcessExited``) and *you
 closed it* (``SessionClosed``) call for different fixes. Each carries the data
@@ -21,7 +24,10 @@ the pytest plugin and the CLI render them without parsing strings.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import sys
+import warnings
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,6 +38,33 @@ if TYPE_CHECKING:
 
 class TermsimError(Exception):
     """Base class of every termsim error."""
+
+
+class TermsimWarning(UserWarning):
+    """The test drove the program in a way that likely lost or mangled its
+    input (keys only a raw-mode program understands, sent in line mode...).
+    A Python warning, so pytest shows it with the test that caused it; the
+    session keeps them too (``term.warnings``) and its recording has them."""
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def warn(message: str) -> None:
+    """Warn, pointing at the first caller outside termsim (the test's line)."""
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _PACKAGE:
+        level += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    warnings.warn(message, TermsimWarning, stacklevel=level)
+
+
+#: Turns a text into what may be shown: the session's redaction (``redact=``).
+Scrub = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
 
 
 def _indent(text: str, prefix: str = "  ") -> str:
@@ -60,8 +93,12 @@ class WaitTimeout(TermsimError, TimeoutError):
         predicate: Predicate | None = None, unanswered: Sequence[Query] = (),
         explanation: str = "", since: str = "", recording: str | None = None,
         unknown: dict[str, int] | None = None, film: str = "",
-        notes: Sequence[str] = (), stalled_for: float | None = None,
+        notes: Sequence[str] = (), stalled_for: float | None = None, scrub: Scrub = _same,
     ) -> None:
+        # Text fields are redacted (they end up in CI logs); ``snapshot`` and
+        # ``predicate`` are the test's own objects, left as they are.
+        awaited, explanation, since, film = (scrub(s) for s in (awaited, explanation, since, film))
+        notes = [scrub(n) for n in notes]
         self.awaited = awaited
         self.timeout = timeout
         self.snapshot = snapshot
@@ -78,6 +115,7 @@ class WaitTimeout(TermsimError, TimeoutError):
         self.notes = list(notes)
         #: For :class:`Stalled`: how long the program had sat reading keys.
         self.stalled_for = stalled_for
+        self._scrub = scrub
         super().__init__(self._message())
 
     def _head(self) -> str:
@@ -105,7 +143,7 @@ class WaitTimeout(TermsimError, TimeoutError):
         if self.film:
             lines.append(self.film)
             lines.append("  the screen at the end:")
-        lines.append(_indent(self.snapshot.render()))
+        lines.append(_indent(self._scrub(self.snapshot.render())))
         return "\n".join(lines)
 
 
@@ -125,7 +163,10 @@ class ProcessExited(TermsimError):
     def __init__(
         self, *, status: int | None, snapshot: Snapshot, awaited: str | None = None,
         predicate: Predicate | None = None, recording: str | None = None, film: str = "",
+        scrub: Scrub = _same,
     ) -> None:
+        awaited = None if awaited is None else scrub(awaited)
+        film = scrub(film)
         self.status = status
         self.film = film
         self.snapshot = snapshot
@@ -140,7 +181,7 @@ class ProcessExited(TermsimError):
             body.append(f"  recording: {recording}")
         if film:
             body += [film, "  the screen at the end:"]
-        body.append(_indent(snapshot.render()))
+        body.append(_indent(scrub(snapshot.render())))
         super().__init__("\n".join(body))
 
 

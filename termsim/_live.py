@@ -29,7 +29,7 @@ from ._driver import Driver
 from ._engine import Engine, Mark
 from ._errors import SessionClosed, TermsimError
 from ._hooks import recording_path_for, substitute_for
-from ._pty import PtySource, is_canonical, is_hidden, is_raw
+from ._pty import PtySource, is_canonical, is_hidden, is_raw, mangled_in_line_mode
 from ._recorder import Recorder
 from ._redact import MARKER, Redactor
 from ._spawn import check_argv
@@ -86,6 +86,9 @@ class Session(Driver):
         #: Where this session records (None: it does not); known once started.
         self.record_path = None if not record else os.fspath(record)
         self._redactor = Redactor(redact)
+        # Everything termsim shows (errors, warnings, logs, marks) is redacted
+        # the way the recording is.
+        self.engine.scrub = self._redactor.text
         self.mask_hidden_input = mask_hidden_input
         self._recorder: Recorder | None = None
         self._hold_until = 0.0
@@ -198,24 +201,24 @@ class Session(Driver):
             # Typed while the program had echo off: a password prompt.
             secret = True
             label = f"input {MARKER} (echo was off)"
-        if keys and is_raw(flags) is False:
-            self._warn(
-                f"{label} sent at {self._pty.now():.3f} s while the terminal was cooked "
-                "(the program was not reading keys): they may be echoed, turn into "
-                "signals or be lost; wait for InputReady() first"
-            )
+        if keys and is_raw(flags) is False and self._pty.fd >= 0:
+            what = mangled_in_line_mode(self._pty.fd, data)
+            if what is not None:
+                self._warn(
+                    f"{label} sent at {self._pty.now():.3f} s while the terminal was in "
+                    f"line mode (cooked: the program was not reading keys): {what} is "
+                    "echoed by the terminal and read as part of a line, not as a key; "
+                    "wait for InputReady() before pressing keys a full-screen program reads"
+                )
         # The mark must cover every byte read so far: apply the backlog
         # first, so "since" means "read after this input was written".
         self._pty.drain()
         mark = self._mark(label, tracked=tracked)
-        self._emit(Input(mark.at, data, label, secret, tracked))
+        self._emit(Input(mark.at, data, mark.label, secret, tracked))
         await self._pty.write(data, mark.index if tracked else None)
         self._hold_until = self._pty.now() + self.escape_delay if data == b"\x1b" else 0.0
         return mark
 
-    def _warn(self, message: str) -> None:
-        super()._warn(message)
-        log.warning("termsim: %s", message)
 
     async def resize(self, cols: int, rows: int) -> Mark:
         """Resize the screen and the PTY; the program gets SIGWINCH."""

@@ -106,6 +106,38 @@ def is_canonical(flags: int | None) -> bool:
     return flags is not None and bool(flags & termios.ICANON)
 
 
+#: The characters a line discipline gives a meaning to (erase, kill the line,
+#: interrupt, end of file...), read from the tty since a program may change them.
+LINE_KEYS = ("VINTR", "VQUIT", "VERASE", "VKILL", "VEOF", "VSUSP", "VWERASE", "VREPRINT",
+             "VLNEXT")
+
+
+def mangled_in_line_mode(fd: int, data: bytes) -> str | None:
+    """What in ``data`` a cooked tty would mangle, or None if nothing.
+
+    Line-mode input is normal (``input()``, ``read``, a y/n confirm, Ctrl-C
+    meant as SIGINT); keys that only a program in raw mode understands are
+    not: an Escape sequence (an arrow, a function key) is echoed as ``^[[A``
+    and read as part of a line, other control keys likewise.
+    """
+    try:
+        cc = termios.tcgetattr(fd)[6]
+    except (termios.error, OSError):
+        return None
+    meaningful = {b"\r"[0], b"\n"[0], b"\t"[0], 0x08, 0x7F}
+    for name in LINE_KEYS:
+        index = getattr(termios, name, None)
+        if index is not None and index < len(cc):
+            value = cc[index]
+            meaningful.add(value[0] if isinstance(value, bytes) and value else int(value or 0))
+    for byte in data:
+        if byte == 0x1B:
+            return "an Escape sequence"
+        if byte < 0x20 and byte not in meaningful:
+            return f"the control key ^{chr(byte + 0x40)}"
+    return None
+
+
 class PtySource:
     """A program in a PTY: the engine's live :class:`~termsim._engine.Source`.
 
@@ -537,7 +569,7 @@ class PtySource:
                 awaited=f"the program to read its input ({len(view)} of {len(data)} bytes "
                 "still unread)", timeout=self.write_timeout, snapshot=self.engine.snapshot(),
                 silent_for=self.engine.silent_for(),
-                unanswered=self.engine.terminal.unanswered(),
+                unanswered=self.engine.terminal.unanswered(), scrub=self.engine.scrub,
             ) from None
         except OSError as exc:
             raise SessionClosed(f"cannot write to the program: {exc}") from None

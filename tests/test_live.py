@@ -193,14 +193,33 @@ async def test_type_uses_bracketed_paste_for_lines_and_keys_go_in_one_write() ->
         assert await term.wait_exit(timeout=10) == 0
 
 
-async def test_keys_sent_while_cooked_are_warned_about() -> None:
-    async with termsim.spawn(["sh", "-c", "echo ready; read line; echo got $line"]) as term:
-        await term.wait_for(Text("ready"), timeout=10)
+async def test_line_mode_input_is_not_warned_about() -> None:
+    """input(), read, a y/n confirm and Ctrl-C meant as SIGINT are correct in
+    line mode: no warning."""
+    script = "echo ready; read line; echo got $line; trap 'echo INT' INT; read x; read y"
+    async with termsim.spawn(["sh", "-c", script]) as term:
+        await term.wait_for(Text("ready"))
         assert term.screen.input_ready is False
         await term.type("abc")
+        await term.press("backspace", "enter")
+        await term.wait_for(Text("got ab"))
+        await term.press("ctrl+c")
+        await term.wait_for(Text("INT"))
+        await term.type("y\n")
+        assert term.warnings == []
+
+
+async def test_keys_only_a_raw_program_reads_are_warned_about_at_the_callers_line() -> None:
+    async with termsim.spawn(["sh", "-c", "echo ready; read line; echo got"]) as term:
+        await term.wait_for(Text("ready"))
+        with pytest.warns(termsim.TermsimWarning, match="key up .* Escape sequence") as info:
+            await term.press("up")
+        assert info[0].filename == __file__  # the test's own line, not termsim's
+        with pytest.warns(termsim.TermsimWarning, match=r"\^A"):
+            await term.press("ctrl+a")
         await term.press("enter")
-        await term.wait_for(Text("got abc"), timeout=10)
-        assert term.warnings and "cooked" in term.warnings[0]
+        await term.wait_for(Text("got"))
+        assert len(term.warnings) == 2
 
 
 async def test_input_ready_follows_the_tty_mode(configured_env: dict[str, str]) -> None:

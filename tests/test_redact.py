@@ -108,3 +108,56 @@ async def test_raw_mode_keys_are_not_mistaken_for_passwords(tmp_path: Path) -> N
         await term.press("ctrl+d")
         await term.wait_exit(timeout=10)
     assert b"visible" in b"".join(e.data for e in Recording.open(path).of_type(Input))
+
+
+@pytest.mark.anyio
+async def test_nothing_termsim_shows_holds_a_secret(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Errors (with their film strip and screen), warnings and log records
+    are redacted like the recording."""
+    caplog.set_level("DEBUG", logger="termsim")
+    code = ("import sys, tty; tty.setraw(0); print('token: ' + sys.argv[1], end='\\r\\n', "
+            "flush=True); sys.stdin.read(1); print('bye', flush=True)")
+    argv = [sys.executable, "-c", code, SECRET]
+    async with termsim.spawn(argv, record=tmp_path / "s.tsr", redact=[SECRET]) as term:
+        await term.wait_for(Text(SECRET), timeout=10)
+        with pytest.raises(termsim.WaitTimeout) as timeout:
+            await term.wait_for(Text(f"never {SECRET}"), timeout=0.2)
+        mark = await term.type(SECRET)  # the program reads one key and exits
+        with pytest.raises(termsim.ProcessExited) as exited:
+            await term.wait_for(Text(f"never {SECRET}"), since=mark, timeout=10)
+    with pytest.warns(termsim.TermsimWarning):
+        async with termsim.spawn(["sh", "-c", "echo ready; read x"], redact=[SECRET]) as cooked:
+            await cooked.wait_for(Text("ready"))
+            await cooked.type(f"{SECRET}\x01")
+    shown = [str(timeout.value), timeout.value.awaited, timeout.value.film,
+             str(exited.value), exited.value.awaited or "", exited.value.film, mark.label,
+             *cooked.warnings, *(r.getMessage() for r in caplog.records)]
+    assert not [s for s in shown if SECRET in s]
+    assert MARKER in str(timeout.value) and MARKER in str(exited.value)
+    assert MARKER in cooked.warnings[0]
+    assert SECRET in timeout.value.snapshot.text  # the test's own object stays real
+
+
+PASSWORD_PROMPT = (
+    "from prompt_toolkit import prompt\n"
+    "p = prompt('Password: ', is_password=True)\n"
+    "print('length', len(p))\n"
+)
+
+
+@pytest.mark.anyio
+async def test_a_prompt_toolkit_password_is_secret_when_the_test_says_so(tmp_path: Path) -> None:
+    """prompt_toolkit reads passwords in raw mode: the tty cannot tell, the
+    test can (``secret=True``)."""
+    pytest.importorskip("prompt_toolkit")
+    path = tmp_path / "s.tsr"
+    async with termsim.spawn([sys.executable, "-c", PASSWORD_PROMPT], record=path) as term:
+        await term.wait_for(Text("Password:") & InputReady(), timeout=20)
+        mark = await term.type("correct horse\n", secret=True)
+        assert "correct" not in mark.label
+        await term.wait_for(Text("length 13"), since=mark, timeout=20)
+    raw = path.read_bytes()
+    assert b"correct horse" not in raw
+    assert [e.data for e in Recording.open(path).of_type(Input)] == [MARKER.encode()]
