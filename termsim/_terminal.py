@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import NamedTuple
@@ -65,6 +65,8 @@ from ._snapshot import Cursor, Modes, Snapshot, row_text
 
 __all__ = ["QUERY_KINDS", "Policy", "Query", "Terminal", "printable"]
 
+#: How many of the most recent queries ``Terminal.queries`` keeps.
+QUERY_LOG = 1000
 #: Private modes that change nothing termsim shows or tracks (input-side
 #: options, smooth scrolling, autorepeat, bell handling): set or reset
 #: without a count in ``Terminal.unknown``. Any other mode is counted.
@@ -126,8 +128,10 @@ class Terminal:
         self.generation = 0
         #: Total bytes fed so far.
         self.bytes_fed = 0
-        #: The most recent queries (up to 1000), oldest first.
-        self.queries: deque[Query] = deque(maxlen=1000)
+        #: The queries the program sent, oldest first: a list of the most
+        #: recent :data:`QUERY_LOG` (``query_count`` counts them all).
+        self.queries: list[Query] = []
+        self.query_count = 0
         #: Sequences termsim did not understand, counted by kind.
         self.unknown: Counter[str] = Counter()
         self._screen = TermScreen(cols, rows)
@@ -241,6 +245,9 @@ class Terminal:
                 query = Query(kind, text, offset, data, "deferred", delay=float(policy))
                 self._deferred.append(query)
         self.queries.append(query)
+        self.query_count += 1
+        if len(self.queries) > QUERY_LOG:
+            del self.queries[0]
 
     def take_deferred(self) -> list[Query]:
         """Deferred queries not yet handed out, oldest first: send each one's

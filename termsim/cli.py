@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import shutil
 import sys
 import time
 from collections import Counter
@@ -140,11 +141,21 @@ def _open(path: str) -> Recording:
     return recording
 
 
+def _moment(args: argparse.Namespace, recording: Recording) -> float | None:
+    """The ``--at`` time, checked against the recording (None: the end)."""
+    if args.end or args.at is None:
+        return None
+    if args.at > recording.duration:
+        raise UsageError(f"--at {args.at:g} is past the end of the recording "
+                         f"({recording.duration:.3f} s); --end shows the final screen")
+    return float(args.at)
+
+
 def _show(args: argparse.Namespace) -> int:
-    recording = _open(args.file)
     if args.at is not None and args.at < 0:
         raise UsageError("--at takes seconds from the start (>= 0)")
-    screen = Playback(recording).screen_at(None if args.end else args.at)
+    recording = _open(args.file)
+    screen = Playback(recording).screen_at(_moment(args, recording))
     print(screen.render() if args.frame else screen.text.rstrip("\n"))
     return 0
 
@@ -277,7 +288,7 @@ def _export(args: argparse.Namespace) -> int:
     if suffix == ".svg":
         from ._svg import snapshot_svg
 
-        picture = snapshot_svg(Playback(recording).screen_at(None if args.end else args.at))
+        picture = snapshot_svg(Playback(recording).screen_at(_moment(args, recording)))
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(picture)
         when = "the final screen" if args.at is None else f"the screen at {args.at:g} s"
@@ -310,30 +321,49 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from ._play import SAVE_TITLE, restore, size_warning, without_queries
+
     if not args.speed > 0:
         raise UsageError("--speed must be > 0")
     if args.idle_limit is not None and args.idle_limit < 0:
         raise UsageError("--idle-limit must be >= 0")
     recording = _open(args.file)
     out = sys.stdout.buffer
+    if sys.stdout.isatty():
+        cols, rows = shutil.get_terminal_size()
+        warning = size_warning(recording, cols, rows)
+        if warning:
+            print(f"termsim play: {warning}", file=sys.stderr)
     clock = time.monotonic()
     last = 0.0
+
+    def pace(t: float) -> None:
+        nonlocal clock, last
+        gap = t - last
+        if args.idle_limit is not None:
+            gap = min(gap, args.idle_limit)
+        last = t
+        clock += gap / args.speed
+        delay = clock - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)  # playback pacing, the point of this command
+
+    status = 0
     try:
-        for event in recording.of_type(Output):
-            gap = event.t - last
-            if args.idle_limit is not None:
-                gap = min(gap, args.idle_limit)
-            last = event.t
-            clock += gap / args.speed
-            delay = clock - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)  # playback pacing, the point of this command
-            out.write(event.data)
+        out.write(SAVE_TITLE)
+        for t, data in without_queries(recording):
+            pace(t)
+            out.write(data)
             out.flush()
+        pace(recording.duration)  # a hang at the end is part of the story
     except KeyboardInterrupt:
-        out.write(b"\x1b[0m\r\n")
-        return 130
-    return 0
+        status = 130
+    # Undo what the recording changed, up to where it stopped if interrupted.
+    played = Playback(recording)
+    state = played.terminal_at(last) if status else played.terminal_at()
+    out.write(restore(state) + (b"\r\n" if status else b""))
+    out.flush()
+    return status
 
 
 # -- record ---------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -9,9 +10,10 @@ from pathlib import Path
 import pytest
 from conftest import program
 
-from termsim import Playback, Recording
+import termsim
+from termsim import Playback, Recording, Text
 from termsim.cli import main
-from termsim.events import Input, Resize
+from termsim.events import Input, Output, Resize
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 PASSING = str(RECORDINGS / "passing.tsr")
@@ -88,6 +90,18 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 2 and "--at" in err
     status, _, err = run(capsys, "export", PASSING, "-o", "x.png")
     assert status == 2 and ".cast or .txt" in err
+
+
+@pytest.mark.parametrize("command", ["show", "export"])
+def test_a_moment_past_the_end_says_so(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    extra = ["-o", str(tmp_path / "s.svg")] if command == "export" else []
+    status, out, err = run(capsys, command, PASSING, "--at", "999", *extra)
+    assert status == 2 and "past the end of the recording" in err and out == ""
+    assert not (tmp_path / "s.svg").exists()
+    status, _, _ = run(capsys, command, PASSING, "--at", "0.5", *extra)
+    assert status == 0
     assert main([]) == 2
 
 
@@ -146,3 +160,76 @@ async def test_record_is_interactive_in_a_real_terminal(tmp_path: Path) -> None:
     assert any((e.cols, e.rows) == (60, 15) for e in recording.of_type(Resize))
     assert b"hello" in b"".join(e.data for e in recording.of_type(Input))
     assert "got:hello" in Playback(recording).screen_at().text
+
+
+# -- play into a real terminal (termsim's own, so what it receives is known) ----------------
+
+LEAVES_EVERYTHING_ON = (
+    "printf '\\033]2;recorded title\\007\\033[?1049h\\033[?1000h\\033[?1006h\\033[?2004h"
+    "\\033[?1h\\033=\\033[?25l\\033[5 q\\033[6n\\033[c\\033[>c\\033]11;?\\007\\033P$qm\\033\\\\"
+    "\\033[31mhello from the recording'; read x"
+)
+
+
+async def _record(path: Path, script: str, cols: int = 80, rows: int = 24) -> None:
+    async with termsim.spawn(["sh", "-c", script], record=path, cols=cols, rows=rows) as term:
+        await term.wait_for(Text("hello from the recording"))
+
+
+def _play_argv(path: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "termsim", "play", str(path), *extra]
+
+
+@pytest.mark.anyio
+async def test_play_sends_no_query_and_undoes_what_the_recording_changed(tmp_path: Path) -> None:
+    path = tmp_path / "modes.tsr"
+    await _record(path, LEAVES_EVERYTHING_ON)
+    assert Playback(Recording.open(path)).terminal_at().query_count >= 5
+    seen = bytearray()
+    script = f"printf '\\033]2;my shell\\007'; exec {shlex.join(_play_argv(path))}"
+    async with termsim.spawn(["sh", "-c", script]) as term:
+        term.listeners.append(lambda e: seen.extend(e.data) if isinstance(e, Output) else None)
+        assert await term.wait_exit() == 0
+        snap = term.screen
+    assert b"hello from the recording" in seen
+    assert term.terminal.query_count == 0  # not one query reached the terminal
+    assert snap.title == "my shell"
+    assert not snap.alternate and snap.cursor.visible
+    assert snap.modes.mouse is None and not snap.modes.bracketed_paste
+    assert not snap.modes.application_cursor and not snap.modes.application_keypad
+    assert snap.modes.cursor_shape == 0
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", ["passing.tsr", "ipython.tsr", "ptpython.tsr", "fullscreen.tsr"])
+async def test_play_of_real_recordings_sends_no_query(name: str) -> None:
+    recorded = Playback(Recording.open(RECORDINGS / name)).terminal_at()
+    async with termsim.spawn(_play_argv(RECORDINGS / name, "--speed", "1000"),
+                             cols=100, rows=40) as term:
+        assert await term.wait_exit(timeout=60) == 0
+    assert recorded.query_count > 0 or name == "fullscreen.tsr"
+    assert term.terminal.query_count == 0
+
+
+@pytest.mark.anyio
+async def test_play_interrupted_still_restores_the_terminal() -> None:
+    # boot-hang.tsr sits two minutes on its boot screen, cursor hidden.
+    async with termsim.spawn(_play_argv(RECORDINGS / "boot-hang.tsr")) as term:
+        await term.wait_for(Text("state: booting"))
+        await term.press("ctrl+c")
+        assert await term.wait_exit() == 130
+        snap = term.screen
+    assert snap.cursor.visible and term.terminal.query_count == 0
+
+
+@pytest.mark.anyio
+async def test_play_says_when_the_terminal_is_smaller(tmp_path: Path) -> None:
+    path = tmp_path / "wide.tsr"
+    await _record(path, "printf 'hello from the recording'; read x", cols=120, rows=30)
+    async with termsim.spawn(_play_argv(path), cols=80, rows=24) as term:
+        await term.wait_exit()
+        assert "this terminal is 80x24, smaller than the recording's 120x30" in (
+            " ".join(term.transcript().split()))
+    async with termsim.spawn(_play_argv(path), cols=120, rows=30) as term:
+        await term.wait_exit()
+        assert "smaller" not in term.transcript()

@@ -1,0 +1,63 @@
+"""``termsim play``'s filter: the queries are cut out wherever reads split them.
+
+The end-to-end proofs (a real terminal receives no query, modes and title
+are restored, a smaller terminal is reported) are in ``test_cli.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from termsim import Recording, Terminal
+from termsim._play import query_spans, sequence_end, without_queries
+from termsim.events import Output
+
+RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
+
+
+@pytest.mark.parametrize(("data", "end"), [
+    (b"\x1b[6n tail", 4), (b"\x1b[?2004$p", 9), (b"\x1b[>c", 4), (b"\x1bZ", 2),
+    (b"\x1b]11;?\x07x", 7), (b"\x1b]11;?\x1b\\x", 8), (b"\x1bP$qm\x1b\\", 7),
+    (b"\x9b6n", 3), (b"\x1b[6", 3),
+])
+def test_sequence_end(data: bytes, end: int) -> None:
+    assert sequence_end(data, 0) == end
+
+
+def _stream(recording: Recording) -> bytes:
+    return b"".join(e.data for e in recording.of_type(Output))
+
+
+def _resplit(recording: Recording, cuts: list[int]) -> Recording:
+    data = _stream(recording)
+    points = sorted({0, *(c % (len(data) + 1) for c in cuts), len(data)})
+    events = [Output(float(i), data[a:b]) for i, (a, b) in enumerate(zip(points, points[1:]))
+              if b > a]
+    return Recording("split", recording.header, list(events), [0] * len(events), True, None, 0)
+
+
+IPYTHON = Recording.open(RECORDINGS / "ipython.tsr")
+
+
+def test_the_queries_of_a_real_session_are_all_cut_out() -> None:
+    spans = query_spans(IPYTHON)
+    assert spans
+    played = b"".join(data for _, data in without_queries(IPYTHON))
+    terminal = Terminal(IPYTHON.cols, IPYTHON.rows)
+    terminal.feed(played)
+    assert terminal.query_count == 0
+    assert len(played) == len(_stream(IPYTHON)) - sum(b - a for a, b in spans)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.lists(st.integers(min_value=0), max_size=40))
+def test_a_query_split_between_reads_is_cut_out_too(cuts: list[int]) -> None:
+    # Cut right inside the queries as well as anywhere.
+    cuts += [a + 1 for a, _ in query_spans(IPYTHON)]
+    split = _resplit(IPYTHON, cuts)
+    played = b"".join(data for _, data in without_queries(split))
+    assert played == b"".join(data for _, data in without_queries(IPYTHON))
