@@ -213,6 +213,10 @@ class Engine:
                 self._input_read(index, answered)
             case Resize():
                 apply_to_terminal(self.terminal, event)
+                for wait in self._waits:
+                    misfit = self._misfit(wait.predicate)
+                    if misfit is not None and not wait.event.is_set():
+                        self._resolve(wait, error=misfit)
                 self._evaluate(settled=True)
             case TtyMode(raw=raw):
                 self.tty_raw = raw
@@ -223,6 +227,16 @@ class Engine:
             case _:
                 apply_to_terminal(self.terminal, event)
         return b""
+
+    def _misfit(self, predicate: Predicate) -> ValueError | None:
+        """The error for a wait on something outside the screen (it could
+        never match: better said at once than after the whole timeout)."""
+        cols, rows = self.terminal.cols, self.terminal.rows
+        what = predicate.misfit(cols, rows)
+        if what is None:
+            return None
+        return ValueError(f"{what} is outside the screen, which is {cols} columns x {rows} "
+                          f"rows: waiting for {predicate.describe()} could never succeed")
 
     def _resolve(self, wait: _Wait, *, matched: Snapshot | None = None,
                  error: BaseException | None = None) -> None:
@@ -517,6 +531,9 @@ class Engine:
             _check_seconds("stall", stall)
         if self.closed:
             raise SessionClosed("the session is closed")
+        misfit = self._misfit(pred)
+        if misfit is not None:
+            raise misfit
         wait_id, started = self._started(pred.describe(), since, timeout)
         wait = _Wait(pred, since, anyio.Event(), started, started + timeout, stall,
                      timed=stall is not None or pred.wake_at(self._context()) is not None)

@@ -76,6 +76,11 @@ class Predicate:
         """The simple predicates this one is made of (for near-miss reports)."""
         yield self
 
+    def misfit(self, cols: int, rows: int) -> str | None:
+        """What this predicate looks at outside a ``cols`` x ``rows`` screen
+        (None: nothing). The engine raises :class:`ValueError` for it."""
+        return None
+
     def describe(self) -> str:
         raise NotImplementedError
 
@@ -145,6 +150,9 @@ class _InRegion(Predicate):
 
     def _count(self, text: str) -> int:
         raise NotImplementedError
+
+    def misfit(self, cols: int, rows: int) -> str | None:
+        return self.region.misfit(cols, rows)
 
 
 class Text(_InRegion):
@@ -256,6 +264,12 @@ class CursorAt(Predicate):
         if self.row is not None and cur.row != resolve(self.row, snap.rows):
             return False
         return self.col is None or cur.col == resolve(self.col, snap.cols)
+
+    def misfit(self, cols: int, rows: int) -> str | None:
+        for name, index, size in (("row", self.row, rows), ("column", self.col, cols)):
+            if index is not None and not 0 <= resolve(index, size) < size:
+                return f"the cursor's {name} {index}"
+        return None
 
     def describe(self) -> str:
         where = []
@@ -388,6 +402,9 @@ class Sequence(Predicate):
         for p in self.parts:
             yield from p.leaves()
 
+    def misfit(self, cols: int, rows: int) -> str | None:
+        return next((m for p in self.parts if (m := p.misfit(cols, rows))), None)
+
     def describe(self) -> str:
         return ", then ".join(_group(p) for p in self.parts)
 
@@ -422,6 +439,9 @@ class _Compound(Predicate):
     def leaves(self) -> Iterator[Predicate]:
         for p in self.parts:
             yield from p.leaves()
+
+    def misfit(self, cols: int, rows: int) -> str | None:
+        return next((m for p in self.parts if (m := p.misfit(cols, rows))), None)
 
 
 class All(_Compound):
@@ -475,6 +495,9 @@ class Not(Predicate):
 
     def wake_at(self, ctx: Context) -> float | None:
         return self.inner.wake_at(ctx)
+
+    def misfit(self, cols: int, rows: int) -> str | None:
+        return self.inner.misfit(cols, rows)
 
     def describe(self) -> str:
         return f"not {_group(self.inner)}"

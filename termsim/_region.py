@@ -83,6 +83,19 @@ class Region:
         trailing blanks, so ``Text("100\\n30")`` matches ``100`` above ``30``."""
         return "\n".join(self.lines(snap))
 
+    def misfit(self, cols: int, rows: int) -> str | None:
+        """Why this region lies outside a ``cols`` x ``rows`` screen (None: it
+        does not). A wait on it could never match, so it is an error, not
+        something to wait the whole timeout for."""
+        if self.history:
+            return None
+        # Where it starts; its (exclusive) ends are clamped like a slice's.
+        for name, index, size in (("row", self.top, rows), ("column", self.left, cols)):
+            if index is not None and not 0 <= resolve(index, size) < size:
+                own = f"{name} {index}"
+                return self.label if self.label == own else f"{self.label} (its {own})"
+        return None
+
     def __str__(self) -> str:
         return self.label
 

@@ -14,13 +14,16 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 from conftest import EXAMPLE, inherited_env, program
 
 import termsim
 from termsim import (
     CursorAfter,
+    CursorAt,
     InputReady,
+    Predicate,
     Quiet,
     Regex,
     Region,
@@ -159,3 +162,44 @@ async def test_typing_a_line_submits_it_in_prompt_toolkit_repls(
         assert term.screen.modes.bracketed_paste
         mark = await term.type("6 * 7\n")
         await term.wait_for(Text("42") & InputReady(), since=mark, timeout=30)
+
+
+@pytest.mark.parametrize(("predicate", "named"), [
+    (Text("x", Region.row(50)), "row 50"),
+    (Text("x", Region.rows(-30, None)), "rows -30: (its row -30)"),
+    (Text("x", Region.rect(0, 90, 2, None)), "(its column 90)"),
+    (CursorAt(99, 99), "the cursor's row 99"),
+    (Text("prompt") & ~Text("x", Region.row(24)), "row 24"),
+])
+async def test_a_wait_outside_the_screen_fails_at_once(predicate: Predicate, named: str) -> None:
+    async with termsim.spawn(["sh", "-c", "echo prompt; read x"]) as term:
+        await term.wait_for(Text("prompt"))
+        with anyio.fail_after(10), pytest.raises(ValueError) as info:
+            await term.wait_for(predicate, timeout=600)
+        assert named in str(info.value)
+        assert "80 columns x 24 rows" in str(info.value)
+        # The bottom row, a region that ends past the edge, and an inner
+        # row all fit: they wait as usual.
+        for fits in (Text("x", Region.row(-1)), Text("x", Region.rows(20, 99)),
+                     CursorAt(23, 79)):
+            with pytest.raises(termsim.WaitTimeout):
+                await term.wait_for(fits, timeout=0.05)
+
+
+async def test_a_pending_wait_fails_when_a_resize_leaves_its_region_outside() -> None:
+    async with termsim.spawn(["sh", "-c", "echo prompt; read x"]) as term:
+        await term.wait_for(Text("prompt"))
+        failed = anyio.Event()
+
+        async def waiter() -> None:
+            with pytest.raises(ValueError, match="row 20 is outside the screen, which is 80 "
+                               "columns x 10 rows"):
+                await term.wait_for(Text("never", Region.row(20)), timeout=600)
+            failed.set()
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(waiter)
+                await anyio.wait_all_tasks_blocked()
+                await term.resize(80, 10)
+                await failed.wait()
