@@ -105,7 +105,27 @@ def _safe(nodeid: str) -> str:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     # Each attempt (a rerun is a new attempt of the same item) starts a new list.
     item.stash[_KEY] = []
-    item.stash.setdefault(_ATTEMPTS, [])
+    if _ATTEMPTS not in item.stash:
+        # This run's first attempt: the files of an earlier run of this test
+        # are stale evidence next to the new ones, so they go.
+        item.stash[_ATTEMPTS] = []
+        if item.config.getoption("--termsim-keep") != "none":
+            _remove_stale(_directory(item.config), _safe(item.nodeid))
+
+
+def _remove_stale(directory: Path, stem: str) -> None:
+    """Delete ``stem.tsr`` and ``stem-N.tsr`` (an earlier run's attempts)."""
+    own = re.compile(re.escape(stem) + r"(-[0-9]+)?\.tsr")
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if own.fullmatch(name):
+            try:
+                os.remove(directory / name)
+            except OSError:
+                pass
 
 
 @pytest.hookimpl(wrapper=True)
@@ -269,6 +289,7 @@ class _Summary:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+        self.directory_existed = _directory(config).exists()
         self.flaky: list[dict[str, Any]] = []
         self.shaken: list[int] = []
         self.unshaken: list[str] = []
@@ -315,6 +336,11 @@ class _Summary:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.directory_existed:
+            try:
+                _directory(self.config).rmdir()  # if empty: an all-pass run leaves nothing
+            except OSError:
+                pass
         if self.config.getoption("--termsim-flaky") != "fail":
             return
         if any(_expired(info["allowed"]) for info in self.flaky) \

@@ -78,9 +78,26 @@ def test_failed_test_keeps_its_recording_and_reports_it(pytester: pytest.Pyteste
 def test_passing_test_leaves_nothing_unless_asked(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_ok=PASSING)
     pytester.runpytest().assert_outcomes(passed=1)
-    assert recordings(pytester.path / ".termsim") == []
+    assert not (pytester.path / ".termsim").exists()  # not even an empty directory
     pytester.runpytest("--termsim-keep=all", "--termsim-dir", "kept").assert_outcomes(passed=1)
     assert len(recordings(pytester.path / "kept")) == 1
+
+
+def test_a_new_run_replaces_a_tests_old_recordings(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_app=FAILING)
+    where = pytester.path / ".termsim"
+    pytester.runpytest().assert_outcomes(failed=1)
+    first = recordings(where)
+    pytester.runpytest().assert_outcomes(failed=1)
+    assert recordings(where) == first  # test.tsr again, no stale test-2.tsr beside it
+    other = where / "test_app.py__test_waits_for_ever_too.tsr"  # another test's
+    other.write_bytes(b"")
+    pytester.makepyfile(test_app=FAILING.replace("ready", "sleeping"))
+    pytester.runpytest().assert_outcomes(failed=1)
+    assert other.exists()
+    pytester.makepyfile(test_app=PASSING.replace("test_sees_it", "test_waits_for_ever"))
+    pytester.runpytest().assert_outcomes(passed=1)
+    assert recordings(where) == [other]  # it passes now: its old failure is gone
 
 
 def test_keep_none_records_nothing(pytester: pytest.Pytester) -> None:
