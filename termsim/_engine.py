@@ -328,7 +328,7 @@ class Engine:
             self._unread.append(state)
         self._last_input_at = mark.at
         self._fed_at_last_input = state.fed_at_write
-        self.film.input(mark.at, mark.label)
+        self.film.input(mark.at, mark.label, mark.generation)
         self._nudge()
 
     def _input_read(self, index: int, answered: bool) -> None:

@@ -46,7 +46,7 @@ def sequence_end(data: bytes, start: int) -> int:
         return min(i + 1, n)
     if kind in b"]P_^X":  # OSC, DCS, APC, PM, SOS: up to BEL or ST
         while i < n:
-            if data[i] == 0x07 and kind == ord("]") or data[i] == 0x9C:
+            if (data[i] == 0x07 and kind == ord("]")) or data[i] == 0x9C:
                 return i + 1
             if data[i] == ESC and i + 1 < n and data[i + 1] == ord("\\"):
                 return i + 2

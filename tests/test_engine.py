@@ -132,6 +132,23 @@ async def test_timeout_shows_the_screen_silence_and_film_on_virtual_time() -> No
     assert "booting" in error.film
 
 
+async def test_the_film_keeps_the_first_screen_after_the_input_and_counts_the_rest() -> None:
+    # After Enter the toolbar says "working" for 9 ms, then twenty screens
+    # of output follow: the wait that fails later still shows the flash.
+    steps = [Output(0.5 + 0.1 * i, f"\r\x1b[Kstep {i:02}".encode()) for i in range(20)]
+    script = Script([Output(0.009, b"working"), Output(0.018, b"\r\x1b[K"), *steps])
+    mark = script.mark()
+    with pytest.raises(WaitTimeout) as info:
+        await script.engine.wait_for(Text("never"), since=mark, timeout=5)
+    film = info.value.film
+    lines = film.splitlines()
+    assert "sent key enter" in lines[1]
+    assert "working" in lines[3]  # the first screen after the input
+    assert any("… 17 earlier screens not shown" in line for line in lines)
+    assert "step 19" in lines[-1] and "step 15" not in film
+    assert film.count("screen (") == 1 + 4
+
+
 async def test_the_exit_fails_a_pending_wait_at_once() -> None:
     script = Script([Output(0.1, b"bye"), Exit(0.2, 3), Output(50.0, b"x")])
     with pytest.raises(ProcessExited) as info:
