@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import shutil
 import sys
 import time
 from collections import Counter
@@ -330,7 +329,8 @@ def _play(args: argparse.Namespace) -> int:
     recording = _open(args.file)
     out = sys.stdout.buffer
     if sys.stdout.isatty():
-        cols, rows = shutil.get_terminal_size()
+        # The tty's own size: COLUMNS and LINES in the environment may be stale.
+        cols, rows = os.get_terminal_size(sys.stdout.fileno())
         warning = size_warning(recording, cols, rows)
         if warning:
             print(f"termsim play: {warning}", file=sys.stderr)
