@@ -40,6 +40,7 @@ from ._diff import SessionDiff, diff
 from ._driver import Driver
 from ._engine import Mark
 from ._errors import (
+    ArgumentError,
     ProcessExited,
     RecordingError,
     ReplayDivergence,
@@ -79,6 +80,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "QUERY_KINDS",
+    "ArgumentError",
     "Cell",
     "Cursor",
     "CursorAfter",
@@ -130,3 +132,12 @@ __all__ = [
     "snapshot_svg",
     "spawn",
 ]
+
+# Errors and objects name the public module: ``termsim.WaitTimeout`` in a
+# traceback, not ``termsim._errors.WaitTimeout`` (pickling still works:
+# every name is importable from here).
+for _name in __all__:
+    _obj = globals()[_name]
+    if isinstance(_obj, type) and _obj.__module__.startswith("termsim._"):
+        _obj.__module__ = "termsim"
+del _name, _obj

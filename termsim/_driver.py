@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import Self
 
 from ._engine import Engine, Mark
-from ._errors import warn
+from ._errors import ArgumentError, surface, warn
 from ._keys import key_bytes
 from ._predicates import PredicateLike
 from ._redact import MARKER
@@ -106,6 +106,7 @@ class Driver(ABC):
         """The screen now."""
         return self.engine.snapshot()
 
+    @surface
     async def wait_for(
         self, predicate: PredicateLike, *, timeout: float | None = None,
         since: Mark | None = None, stall: float | None = None,
@@ -126,6 +127,7 @@ class Driver(ABC):
             stall=self.stall if stall is None else stall,
         )
 
+    @surface
     async def wait_exit(self, timeout: float | None = None) -> int | None:
         """Wait for the program to exit; its status, negative for a signal
         (``None`` when the status could not be known)."""
@@ -155,6 +157,7 @@ class Driver(ABC):
 
     # -- input ------------------------------------------------------------------------------
 
+    @surface
     async def type(self, text: str, *, secret: bool = False) -> Mark:
         """Type text, in one write. A trailing newline is Enter, pressed after
         the text, so ``type("ls\n")`` runs ``ls``. Other newlines: when the
@@ -176,12 +179,13 @@ class Driver(ABC):
         label = f"{how} {shown}" + (" + enter" if enter else "")
         return await self._send_input(data, label, keys=True, secret=secret)
 
+    @surface
     async def press(self, *keys: str) -> Mark:
         """Press keys by name (``"enter"``, ``"ctrl+d"``, ``"down"``...), each in
         one write. After Escape the next key waits ``escape_delay`` so the
         program reads two keys, not Alt+key (prompt_toolkit waits 0.5 s)."""
         if not keys:
-            raise ValueError("press() needs at least one key")
+            raise ArgumentError("press() needs at least one key")
         cursor_mode = self.terminal.modes.application_cursor
         encoded = [key_bytes(k, application_cursor=cursor_mode) for k in keys]
         mark: Mark | None = None
@@ -190,6 +194,7 @@ class Driver(ABC):
         assert mark is not None
         return mark
 
+    @surface
     async def send(self, data: bytes, *, secret: bool = False) -> Mark:
         """Send raw bytes, exactly as given."""
         label = f"bytes {MARKER}" if secret else f"bytes {_short(data)}"

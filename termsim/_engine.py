@@ -57,7 +57,15 @@ from typing import Protocol
 
 import anyio
 
-from ._errors import ProcessExited, Scrub, SessionClosed, Stalled, WaitTimeout, _same
+from ._errors import (
+    ArgumentError,
+    ProcessExited,
+    Scrub,
+    SessionClosed,
+    Stalled,
+    WaitTimeout,
+    _same,
+)
 from ._film import Film
 from ._nearmiss import Sighting
 from ._playback import apply_to_terminal
@@ -228,14 +236,14 @@ class Engine:
                 apply_to_terminal(self.terminal, event)
         return b""
 
-    def _misfit(self, predicate: Predicate) -> ValueError | None:
+    def _misfit(self, predicate: Predicate) -> ArgumentError | None:
         """The error for a wait on something outside the screen (it could
         never match: better said at once than after the whole timeout)."""
         cols, rows = self.terminal.cols, self.terminal.rows
         what = predicate.misfit(cols, rows)
         if what is None:
             return None
-        return ValueError(f"{what} is outside the screen, which is {cols} columns x {rows} "
+        return ArgumentError(f"{what} is outside the screen, which is {cols} columns x {rows} "
                           f"rows: waiting for {predicate.describe()} could never succeed")
 
     def _resolve(self, wait: _Wait, *, matched: Snapshot | None = None,
@@ -362,7 +370,7 @@ class Engine:
         reading order, rows that scrolled off included."""
         state = self._marks.get(since.index) if since is not None else None
         if since is not None and (state is None or state.mark != since):
-            raise ValueError(f"{since} is not an input of this session")
+            raise ArgumentError(f"{since} is not an input of this session")
         return self.terminal.transcript(state.history if state is not None else None)
 
     def unread(self) -> list[Mark]:
@@ -633,7 +641,7 @@ class Engine:
 
 def _check_seconds(name: str, value: float) -> None:
     if value is None or not (value >= 0) or math.isnan(value):
-        raise ValueError(f"{name} must be a number of seconds >= 0, not {value!r}")
+        raise ArgumentError(f"{name} must be a number of seconds >= 0, not {value!r}")
 
 
 def _safe(p: Predicate, snap: Snapshot) -> bool:

@@ -10,7 +10,9 @@
     ├── RecordingError     a recording file is not one, or is damaged
     ├── ReplayDivergence   a replayed test sent input the recording does not have
     ├── ShakeFailure       a test that passed live fails on a variant of its recordings
-    └── UnknownKey         a key name termsim does not know (also a ValueError)
+    └── ArgumentError      a call that cannot work as written (also a ValueError
+        │                  and a TypeError): a region outside the screen...
+        └── UnknownKey     a key name termsim does not know
 
     TermsimWarning         (a UserWarning) the test drove the program in a way
                            that likely lost or mangled its input
@@ -24,11 +26,15 @@ the pytest plugin and the CLI render them without parsing strings.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 if TYPE_CHECKING:
     from ._predicates import Predicate
@@ -69,6 +75,15 @@ def _same(text: str) -> str:
 
 def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line if line else line for line in text.splitlines())
+
+
+def shown_path(path: str) -> str:
+    """A path as a person would type it here: relative below the current directory."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if relative.startswith("..") else relative
 
 
 def describe_status(status: int | None) -> str:
@@ -139,7 +154,7 @@ class WaitTimeout(TermsimError, TimeoutError):
             seen = ", ".join(f"{k} x{v}" for k, v in sorted(self.unknown.items()))
             lines.append(f"  sequences termsim did not understand: {seen}")
         if self.recording:
-            lines.append(f"  recording: {self.recording}")
+            lines.append(f"  recording: {shown_path(self.recording)}")
         if self.film:
             lines.append(self.film)
             lines.append("  the screen at the end:")
@@ -178,7 +193,7 @@ class ProcessExited(TermsimError):
             head += f" while waiting for {awaited}"
         body = [head]
         if recording:
-            body.append(f"  recording: {recording}")
+            body.append(f"  recording: {shown_path(recording)}")
         if film:
             body += [film, "  the screen at the end:"]
         body.append(_indent(scrub(snapshot.render())))
@@ -221,5 +236,50 @@ class ShakeFailure(TermsimError):
         super().__init__(message)
 
 
-class UnknownKey(TermsimError, ValueError):
-    """A key name termsim does not know (also a ValueError: a bad argument)."""
+class ArgumentError(TermsimError, ValueError, TypeError):
+    """A call that cannot work as written: a wait on a region outside the
+    screen, a negative timeout, a mark of another session... A ValueError
+    (and a TypeError, for the wrong kind of argument), so the usual
+    ``except`` clauses catch it."""
+
+
+class UnknownKey(ArgumentError):
+    """A key name termsim does not know."""
+
+
+#: What the public API raises at the caller's line (see :func:`surface`).
+_SURFACED = (TermsimError,)
+
+
+def surface(fn: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+    """Raise termsim's errors from the public method the test called.
+
+    A failed wait is about the test's line, not termsim's insides: the error
+    is re-raised with its traceback cut at this frame (which pytest hides),
+    so a report shows the test's line and the message, not ~45 lines of
+    engine source. Other exceptions (termsim's own bugs) keep theirs.
+    """
+
+    @functools.wraps(fn)
+    async def public(*args: P.args, **kwargs: P.kwargs) -> R:
+        __tracebackhide__ = True
+        try:
+            return await fn(*args, **kwargs)
+        except _SURFACED as exc:
+            raise exc.with_traceback(None)  # noqa: B904 - the same error, shorter
+
+    return public
+
+
+def surface_sync(fn: Callable[P, R]) -> Callable[P, R]:
+    """:func:`surface` for a plain function."""
+
+    @functools.wraps(fn)
+    def public(*args: P.args, **kwargs: P.kwargs) -> R:
+        __tracebackhide__ = True
+        try:
+            return fn(*args, **kwargs)
+        except _SURFACED as exc:
+            raise exc.with_traceback(None)  # noqa: B904 - the same error, shorter
+
+    return public

@@ -27,7 +27,7 @@ import anyio
 
 from ._driver import Driver
 from ._engine import Engine, Mark
-from ._errors import SessionClosed, TermsimError
+from ._errors import SessionClosed, TermsimError, surface, surface_sync
 from ._hooks import recording_path_for, substitute_for
 from ._pty import PtySource, is_canonical, is_hidden, is_raw, mangled_in_line_mode
 from ._recorder import Recorder
@@ -97,6 +97,7 @@ class Session(Driver):
 
     # -- lifecycle -----------------------------------------------------------------
 
+    @surface
     async def __aenter__(self) -> Session:
         await self.start()
         return self
@@ -114,6 +115,7 @@ class Session(Driver):
         await self.aclose(how)
         return await self._pty.exit_task_group(exc_type, exc, tb)
 
+    @surface
     async def start(self) -> None:
         """Start the program. ``async with spawn(...)`` calls this for you."""
         if self._started:
@@ -220,6 +222,7 @@ class Session(Driver):
         return mark
 
 
+    @surface
     async def resize(self, cols: int, rows: int) -> Mark:
         """Resize the screen and the PTY; the program gets SIGWINCH."""
         if self._pty.proc is None or self._closed:
@@ -246,6 +249,7 @@ def _remove_empty(path: str) -> None:
         pass
 
 
+@surface_sync
 def spawn(
     argv: Command, *, cols: int = 80, rows: int = 24, env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None, cpr: Policy = "answer",

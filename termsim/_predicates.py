@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ._errors import ArgumentError
 from ._nearmiss import closest, worth_showing
 from ._region import Region, resolve
 from ._snapshot import Snapshot
@@ -116,7 +117,7 @@ def as_predicate(obj: PredicateLike) -> Predicate:
         return obj
     if callable(obj):
         return Function(obj)
-    raise TypeError(
+    raise ArgumentError(
         f"expected a predicate (Text, Regex, CursorAt, ...) or a callable "
         f"taking a Snapshot, not {type(obj).__name__}"
     )

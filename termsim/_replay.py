@@ -28,7 +28,7 @@ import anyio
 
 from ._driver import Driver
 from ._engine import Engine, Mark
-from ._errors import ReplayDivergence, SessionClosed
+from ._errors import ArgumentError, ReplayDivergence, SessionClosed, surface, surface_sync
 from ._perturb import Perturbation, parse, random_variant
 from ._playback import terminal_for
 from ._recording import Recording
@@ -58,7 +58,7 @@ class ReplaySession(Driver):
                  perturb: Perturb = None) -> None:
         super().__init__(timeout=timeout, stall=stall)
         if speed is not None and not speed > 0:
-            raise ValueError(f"speed must be > 0, not {speed!r}")
+            raise ArgumentError(f"speed must be > 0, not {speed!r}")
         self.recording = recording
         self.speed = speed
         self.strict = strict
@@ -76,6 +76,10 @@ class ReplaySession(Driver):
         self._closed = False
         #: The deadlines of the tasks waiting in run_until.
         self._sleepers: list[float] = []
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else ("exited" if self.engine.exited else "replaying")
+        return f"<termsim.ReplaySession {self.recording.path!r} at {self._clock:.3f} s {state}>"
 
     # -- the Source protocol -------------------------------------------------------
 
@@ -215,6 +219,7 @@ class ReplaySession(Driver):
         self._emit(Input(mark.at, data, label, secret, tracked))
         return mark
 
+    @surface
     async def resize(self, cols: int, rows: int) -> Mark:
         """Resize as the recording did (a different size is a divergence)."""
         recorded = await self._catch_up_to(Resize, f"resize {cols}x{rows}")
@@ -240,9 +245,11 @@ def as_perturbation(perturb: Perturb, events: list[Event]) -> Perturbation:
         return parse(perturb)
     if isinstance(perturb, int) and not isinstance(perturb, bool):
         return random_variant(events, random.Random(perturb))
-    raise TypeError(f"perturb takes a seed, a variant's text or a Perturbation, not {perturb!r}")
+    raise ArgumentError(
+        f"perturb takes a seed, a variant's text or a Perturbation, not {perturb!r}")
 
 
+@surface_sync
 def replay(
     path: str | os.PathLike[str], *, speed: float | None = None, strict: bool = True,
     timeout: float = 10.0, stall: float | None = None, perturb: Perturb = None,

@@ -34,7 +34,7 @@ import termios
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ._errors import TermsimError
+from ._errors import ArgumentError, TermsimError
 
 #: The environment variable every process of a session inherits.
 MARKER = "TERMSIM_SESSION"
@@ -54,7 +54,7 @@ def check_argv(argv: object) -> list[str]:
     if isinstance(argv, str | bytes):
         text = os.fsdecode(argv)
         if any(c.isspace() for c in text.strip()):
-            raise ValueError(
+            raise ArgumentError(
                 f"spawn() takes the program and its arguments as a list: "
                 f"spawn({text.split()!r}), or spawn(['sh', '-c', {text!r}]) for a shell line")
         return [text]
@@ -63,9 +63,10 @@ def check_argv(argv: object) -> list[str]:
     try:
         args = [os.fspath(a) for a in argv]  # type: ignore[attr-defined]
     except TypeError:
-        raise TypeError(f"spawn() takes a list of arguments, not {type(argv).__name__}") from None
+        raise ArgumentError(
+            f"spawn() takes a list of arguments, not {type(argv).__name__}") from None
     if not args:
-        raise ValueError("spawn() needs a command")
+        raise ArgumentError("spawn() needs a command")
     return args
 
 

@@ -49,7 +49,7 @@ from ._errors import RecordingError, describe_status
 from ._hooks import record_sessions
 from ._playback import Playback
 from ._recording import Recording
-from .events import Exit
+from .events import Exit, Warned
 
 _KEY = pytest.StashKey[list[Path]]()
 #: Every attempt of a test so far: (outcome, its recordings).
@@ -357,6 +357,10 @@ def _describe(paths: list[Path], config: pytest.Config) -> str:
             recording = Recording.open(path)
         except RecordingError as exc:
             out.append(f"  (unreadable: {exc})")
+            continue
+        if recording.end is not None and recording.end.how == "error: not started":
+            reason = next((w.message for w in recording.of_type(Warned)), "")
+            out.append(f"  the program did not start: {reason}")
             continue
         failed = _failed_wait(recording)
         if failed:

@@ -72,7 +72,9 @@ def test_failed_test_keeps_its_recording_and_reports_it(pytester: pytest.Pyteste
     assert "failed wait: text 'ready' in the screen (timed out after 0.3" in text
     assert "termsim play .termsim/test_app.py__test_waits_for_ever.tsr" in text
     assert "0 │booting" in text  # the final screen
-    assert "WaitTimeout" in text
+    # The test's line and the message; none of termsim's insides, public names.
+    assert "termsim.WaitTimeout: timed out after 0.3 s" in text
+    assert "termsim/_" not in text and "_errors" not in text
 
 
 def test_passing_test_leaves_nothing_unless_asked(pytester: pytest.Pytester) -> None:
@@ -98,6 +100,36 @@ def test_a_new_run_replaces_a_tests_old_recordings(pytester: pytest.Pytester) ->
     pytester.makepyfile(test_app=PASSING.replace("test_sees_it", "test_waits_for_ever"))
     pytester.runpytest().assert_outcomes(passed=1)
     assert recordings(where) == [other]  # it passes now: its old failure is gone
+
+
+NOT_STARTED = '''
+import pytest, termsim
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request):
+    return request.param
+
+@pytest.mark.anyio
+async def test_typo():
+    async with termsim.spawn(["termsim-no-such-program"]):
+        pass
+
+@pytest.mark.anyio
+async def test_bad_key():
+    async with termsim.spawn(["sh", "-c", "read x"]) as term:
+        await term.press("no-such-key")
+'''
+
+
+def test_errors_are_raised_at_the_tests_line(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_app=NOT_STARTED)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=4)
+    text = result.stdout.str()
+    assert "termsim/_" not in text and "anyio/" not in text and "trio/" not in text
+    assert text.count("E       termsim.TermsimError: cannot start 'termsim-no-such-program'") == 2
+    assert text.count("the program did not start: cannot start") == 2
+    assert text.count("E           termsim.UnknownKey: unknown key 'no-such-key'") == 2
 
 
 def test_keep_none_records_nothing(pytester: pytest.Pytester) -> None:
