@@ -85,6 +85,7 @@ class SessionDiff:
 
     @property
     def same(self) -> bool:
+        """No difference at all: the two runs drew the same screens."""
         return self.first is None and self.output is None
 
     def summary(self) -> str:
@@ -103,6 +104,7 @@ class SessionDiff:
         return "; ".join(lines)
 
     def text(self) -> str:
+        """The whole report, as ``termsim diff`` prints it."""
         a, b = _name(self.a), _name(self.b)
         out = [f"termsim diff: {a} (A) against {b} (B)"]
         if self.first is None:

@@ -83,6 +83,8 @@ class Predicate:
         return None
 
     def describe(self) -> str:
+        """What is awaited, in words: the first line of a failed wait's error,
+        and what the recording and the HTML report show for the wait."""
         raise NotImplementedError
 
     def explain(self, snap: Snapshot) -> str:

@@ -233,9 +233,11 @@ class Query:
 
     @property
     def unanswered(self) -> bool:
+        """The program is still owed (or was never given) an answer."""
         return self.status != "answered"
 
     def describe(self) -> str:
+        """One line for error messages: the request, its kind, where, its fate."""
         what = QUERY_KINDS.get(self.kind, self.kind)
         return f"{self.request} ({what.split(',')[0]}) at output byte {self.offset}: {self.status}"
 

@@ -249,10 +249,12 @@ class Recording:
 
     @property
     def cols(self) -> int:
+        """The width the session started with (a resize is an event)."""
         return int(self.header.get("cols", 80))
 
     @property
     def rows(self) -> int:
+        """The height the session started with (a resize is an event)."""
         return int(self.header.get("rows", 24))
 
     @property

@@ -84,13 +84,14 @@ class ReplaySession(Driver):
     # -- the Source protocol -------------------------------------------------------
 
     def now(self) -> float:
+        """The replay's virtual clock: seconds into the recording."""
         return self._clock
 
     def input_ready(self) -> bool | None:
         return self.engine.tty_raw
 
     def catch_up(self) -> None:
-        pass  # the clock stands still between recorded events
+        """Nothing to do: the clock stands still between recorded events."""
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
         """Apply recorded events until ``event`` is set or the virtual clock

@@ -365,6 +365,7 @@ class Snapshot:
         return Cell(char.data, _style_of(char))
 
     def row_cells(self, row: int) -> tuple[Cell, ...]:
+        """Every cell of one row (negative counts from the bottom), with its style."""
         r = _index(row, self.rows, "row")
         return tuple(self.cell(r, c) for c in range(self.cols))
 

@@ -331,14 +331,17 @@ class Terminal:
 
     @property
     def cols(self) -> int:
+        """The width, in cells."""
         return self._screen.columns  # pyte's Screen.columns: a count
 
     @property
     def rows(self) -> int:
+        """The height, in rows."""
         return self._screen.lines  # pyte's Screen.lines: a count, not Snapshot.lines
 
     @property
     def modes(self) -> Modes:
+        """The modes the program set now (bracketed paste, mouse, keypad...)."""
         s = self._screen
         mode = s.mode
         mouse = next((name for m, name in _MOUSE_MODES if m << 5 in mode), None)

@@ -45,3 +45,32 @@ def test_python_m_termsim_runs_the_cli() -> None:
     result = subprocess.run([sys.executable, "-m", "termsim", "--help"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "record" in result.stdout and "export" in result.stdout
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    """help(termsim.X) says why for every public name and member."""
+    import inspect
+
+    import termsim
+
+    missing = []
+    for name in termsim.__all__:
+        obj = getattr(termsim, name)
+        if name.startswith("__") or inspect.ismodule(obj):
+            continue
+        if (inspect.isclass(obj) or inspect.isfunction(obj)) and not inspect.getdoc(obj):
+            missing.append(name)
+        if not inspect.isclass(obj):
+            continue
+        for attr in dir(obj):
+            raw = inspect.getattr_static(obj, attr)
+            if attr.startswith("_") or not (
+                isinstance(raw, property | classmethod | staticmethod) or inspect.isfunction(raw)
+            ):
+                continue
+            target = raw.fget if isinstance(raw, property) else getattr(obj, attr)
+            if not inspect.getdoc(target):
+                missing.append(f"{name}.{attr}")
+    assert missing == []
+    assert (termsim.__doc__ or "").startswith("termsim: drive terminal programs in tests")
+    assert "async with termsim.spawn(" in (termsim.__doc__ or "")[:300]
