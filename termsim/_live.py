@@ -67,6 +67,7 @@ class Session(Driver):
         record: str | os.PathLike[str] | Literal[False] | None = None,
         redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
         timeout: float = 10.0, stall: float | None = None, inotify: bool = True,
+        cell_size: tuple[int, int] = (10, 20),
     ) -> None:
         super().__init__(timeout=timeout, stall=stall)
         self.argv = list(argv)
@@ -77,9 +78,11 @@ class Session(Driver):
         self.cwd = None if cwd is None else os.fspath(cwd)
         #: How long after a lone Escape the next input waits (see ``press``).
         self.escape_delay = escape_delay
-        self.terminal = Terminal(cols, rows, policy=_policy(cpr, policy))
+        self.terminal = Terminal(cols, rows, policy=_policy(cpr, policy), cell_size=cell_size,
+                                 term=self.env.get("TERM", term))
         self._pty = PtySource(self.argv, cols=cols, rows=rows, env=self.env, cwd=self.cwd,
-                              write_timeout=write_timeout, emit=self._emit, inotify=inotify)
+                              write_timeout=write_timeout, emit=self._emit, inotify=inotify,
+                              cell_size=cell_size)
         self.engine = Engine(self.terminal, self._pty, self._emit)
         self._pty.engine = self.engine
         self._record = record
@@ -137,6 +140,7 @@ class Session(Driver):
                 self.record_path, redactor=self._redactor, argv=self.argv, cwd=self.cwd,
                 cols=self.terminal.cols, rows=self.terminal.rows, env=self.env,
                 policy=self.terminal.policy, on_failure=self._recording_failed,
+                cell_size=self._pty.cell_size,
             )
             self.listeners.insert(0, self._recorder)
             self.engine.recording = self.record_path
@@ -257,7 +261,7 @@ def spawn(
     escape_delay: float = 0.6, write_timeout: float = 10.0,
     record: str | os.PathLike[str] | Literal[False] | None = None,
     redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
-    timeout: float = 10.0, stall: float | None = None,
+    timeout: float = 10.0, stall: float | None = None, cell_size: tuple[int, int] = (10, 20),
 ) -> Session:
     """Start ``argv`` in a pseudo-terminal of ``cols`` x ``rows``.
 
@@ -288,6 +292,9 @@ def spawn(
     ``term``: the ``TERM`` the program sees (termsim emulates an xterm).
     ``timeout``: the default of every wait of this session (an explicit
     ``timeout=`` wins); ``stall``: the default ``stall=`` of its waits.
+    ``cell_size``: a cell's (width, height) in pixels, for the programs that
+    ask (``CSI 14 t``, ``CSI 16 t``, the PTY's pixel size): image viewers,
+    sixel and kitty graphics.
     """
     args = check_argv(argv)
     substitute = substitute_for(args, {"timeout": timeout, "stall": stall, "cols": cols,
@@ -298,4 +305,5 @@ def spawn(
         args, cols=cols, rows=rows, env=env, cwd=cwd, cpr=cpr, policy=policy, term=term,
         escape_delay=escape_delay, write_timeout=write_timeout, record=record,
         redact=redact, mask_hidden_input=mask_hidden_input, timeout=timeout, stall=stall,
+        cell_size=cell_size,
     )

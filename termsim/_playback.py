@@ -65,7 +65,12 @@ def recorded_policy(header: Mapping[str, object]) -> dict[str, Policy]:
 
 def terminal_for(recording: Recording) -> Terminal:
     """An empty terminal of the recording's size, answering as the live one did."""
-    return Terminal(recording.cols, recording.rows, policy=recorded_policy(recording.header))
+    header = recording.header
+    cell = header.get("cell_size")
+    cell_size = (int(cell[0]), int(cell[1])) if isinstance(cell, list) and len(cell) == 2 \
+        else (10, 20)
+    return Terminal(recording.cols, recording.rows, policy=recorded_policy(header),
+                    cell_size=cell_size, term=str(header.get("term") or "xterm-256color"))
 
 
 class Playback:

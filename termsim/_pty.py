@@ -151,13 +151,14 @@ class PtySource:
     def __init__(
         self, argv: Sequence[str], *, cols: int, rows: int, env: Mapping[str, str],
         cwd: str | None, write_timeout: float, emit: Callable[[Event], None],
-        inotify: bool = True,
+        inotify: bool = True, cell_size: tuple[int, int] = (10, 20),
     ) -> None:
         self.argv = list(argv)
         self.cwd = cwd
         self.token = os.urandom(8).hex()
         self.env = {**env, MARKER: self.token}
         self.size = (cols, rows)
+        self.cell_size = cell_size
         self.write_timeout = write_timeout
         self.emit = emit
         self.proc: Child | None = None
@@ -222,7 +223,8 @@ class PtySource:
         cols, rows = self.size
         with anyio.CancelScope(shield=True):  # a started child must be known, to end it
             child = await anyio.to_thread.run_sync(
-                lambda: start(self.argv, env=self.env, cwd=self.cwd, cols=cols, rows=rows))
+                lambda: start(self.argv, env=self.env, cwd=self.cwd, cols=cols, rows=rows,
+                              cell_size=self.cell_size))
         self.proc = child
         self.fd = child.fd
         self._t0 = time.monotonic()
@@ -580,6 +582,6 @@ class PtySource:
         if self.fd < 0:
             return
         try:
-            set_size(self.fd, cols, rows)
+            set_size(self.fd, cols, rows, self.cell_size)
         except OSError as exc:
             log.debug("termsim: resize failed: %s", exc)

@@ -43,7 +43,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
+from pyte import graphics as g
 from pyte import modes as mo
+from pyte.screens import Char
 
 from ._screen import TermScreen
 
@@ -89,6 +91,10 @@ KNOWN_PRIVATE_MODES = frozenset(
     {1, 3, 4, 5, 6, 7, 9, 12, 25, 47, 1000, 1002, 1003, 1004, 1005, 1006, 1015, 1047,
      1048, 1049, 2004, 2026}
 )
+#: Modes termsim knows of and does not offer, reported "permanently reset"
+#: (4) rather than "not recognised", so a program falls back at once:
+#: grapheme clustering (2027) and in-band resize reports (2048).
+UNOFFERED_PRIVATE_MODES = frozenset({2027, 2048})
 #: ANSI modes pyte implements: IRM (4) and LNM (20).
 KNOWN_ANSI_MODES = frozenset({mo.IRM, mo.LNM})
 
@@ -104,8 +110,12 @@ def _tracked(key: int) -> Callable[[TermScreen], int]:
 #: permanently set, 4 permanently reset). Any other mode is 0, not recognised.
 MODE_REPORTS: Mapping[tuple[bool, int], Callable[[TermScreen], int]] = {
     **{(True, mode): _tracked(mode << 5) for mode in KNOWN_PRIVATE_MODES},
+    **{(True, mode): (lambda screen: 4) for mode in UNOFFERED_PRIVATE_MODES},
     **{(False, mode): _tracked(mode) for mode in KNOWN_ANSI_MODES},
 }
+
+#: The xterm termsim answers as (XTVERSION, DA2): patch 398 (2025).
+XTERM_PATCH = 398
 
 
 def _cursor(screen: TermScreen) -> tuple[int, int]:
@@ -141,6 +151,158 @@ def _decrqm(screen: TermScreen, request: Request) -> str:
     return f"\x1b[{request.private}{mode};{state}$y"
 
 
+def _pixels(code: int) -> Answer:
+    """XTWINOPS pixel sizes from the cell size: the text area (``CSI 14 t`` ->
+    4), the screen (15 -> 5, the same: a terminal in a test is all text
+    area), a cell (16 -> 6); and the screen in characters (19 -> 9)."""
+
+    def answer(screen: TermScreen, request: Request) -> str:
+        width, height = screen.cell_size
+        if code == 6:
+            return f"\x1b[6;{height};{width}t"
+        if code == 9:
+            return f"\x1b[9;{screen.lines};{screen.columns}t"
+        return f"\x1b[{code};{screen.lines * height};{screen.columns * width}t"
+
+    return answer
+
+
+def _xtversion(screen: TermScreen, request: Request) -> str | None:
+    if request.args not in ((), (0,)):
+        return None
+    return f"\x1bP>|XTerm({XTERM_PATCH})\x1b\\"
+
+
+#: SGR codes of the named colours pyte keeps, foreground (background: +10).
+_COLOUR_CODES = {
+    **{name: code for code, name in g.FG_ANSI.items() if name != "default"},
+    **{name: code for code, name in g.FG_AIXTERM.items()},
+}
+_PALETTE = {colour: index for index, colour in enumerate(g.FG_BG_256)}
+
+
+def _sgr_colour(colour: str, base: int) -> str | None:
+    if colour == "default":
+        return None
+    if colour in _COLOUR_CODES:
+        return str(_COLOUR_CODES[colour] + base - 30)
+    if colour in _PALETTE:
+        return f"{base + 8};5;{_PALETTE[colour]}"
+    try:
+        rgb = ";".join(str(int(colour[i:i + 2], 16)) for i in (0, 2, 4))
+    except ValueError:
+        return None
+    return f"{base + 8};2;{rgb}"
+
+
+def sgr_of(attrs: Char) -> str:
+    """The SGR parameters that set the pen ``attrs`` from a reset: what
+    DECRQSS reports for ``m``."""
+    codes = ["0"]
+    for flag, code in (("bold", "1"), ("italics", "3"), ("underscore", "4"), ("blink", "5"),
+                       ("reverse", "7"), ("strikethrough", "9")):
+        if getattr(attrs, flag):
+            codes.append(code)
+    codes += [c for c in (_sgr_colour(attrs.fg, 30), _sgr_colour(attrs.bg, 40)) if c]
+    return ";".join(codes)
+
+
+def _decrqss(screen: TermScreen, request: Request) -> str:
+    """DECRQSS: the setting asked for, as the control that would set it
+    (``DCS 1 $ r <control> ST``), or ``DCS 0 $ r ST`` for one termsim does
+    not report."""
+    setting = request.body[2:]
+    if setting == "m":
+        value = f"{sgr_of(screen.cursor.attrs)}m"
+    elif setting == "r":
+        top, bottom = (screen.margins.top, screen.margins.bottom) if screen.margins \
+            else (0, screen.lines - 1)
+        value = f"{top + 1};{bottom + 1}r"
+    elif setting == " q":
+        value = f"{screen.cursor_shape or 1} q"  # 0 is "the default": a blinking block
+    elif setting == '"q':
+        value = '0"q'  # DECSCA: characters are never protected (termsim keeps no flag)
+    else:
+        return "\x1bP0$r\x1b\\"
+    return f"\x1bP1$r{value}\x1b\\"
+
+
+#: Terminfo (and termcap) names of the keys XTGETTCAP answers, and the key
+#: termsim sends for each (``_keys``), in keypad-transmit mode as terminfo
+#: describes them: ``kcuu1`` is ``ESC O A``. kf13-kf60 are F1-F12 with shift,
+#: ctrl, ctrl+shift and alt, as in xterm's terminfo.
+_TCAP_KEYS: Mapping[str, str] = {
+    **dict.fromkeys(("kcuu1", "ku"), "up"), **dict.fromkeys(("kcud1", "kd"), "down"),
+    **dict.fromkeys(("kcuf1", "kr"), "right"), **dict.fromkeys(("kcub1", "kl"), "left"),
+    **dict.fromkeys(("khome", "kh"), "home"), **dict.fromkeys(("kend", "@7"), "end"),
+    **dict.fromkeys(("kbs", "kb"), "backspace"), **dict.fromkeys(("kdch1", "kD"), "delete"),
+    **dict.fromkeys(("kich1", "kI"), "insert"), **dict.fromkeys(("knp", "kN"), "pagedown"),
+    **dict.fromkeys(("kpp", "kP"), "pageup"), **dict.fromkeys(("kcbt", "kB"), "shift+tab"),
+    **dict.fromkeys(("kDC", "*4"), "shift+delete"), **dict.fromkeys(("kEND", "*7"), "shift+end"),
+    **dict.fromkeys(("kHOM", "#2"), "shift+home"), **dict.fromkeys(("kIC", "#3"), "shift+insert"),
+    **dict.fromkeys(("kLFT", "#4"), "shift+left"), **dict.fromkeys(("kRIT", "%i"), "shift+right"),
+    **dict.fromkeys(("kNXT", "%c"), "shift+pagedown"),
+    **dict.fromkeys(("kPRV", "%e"), "shift+pageup"),
+    **{f"kf{n + 12 * i}": f"{mods}f{n}" for i, mods in enumerate(
+        ("", "shift+", "ctrl+", "ctrl+shift+", "alt+")) for n in range(1, 13)},
+    **{f"k{n % 10}": f"f{n}" for n in range(1, 11)}, "k;": "f10", "F1": "f11", "F2": "f12",
+}
+
+
+#: What xterm-256color's terminfo says of the keys termsim has no name for:
+#: the keypad in application mode, and the bracketed-paste brackets.
+_TCAP_STRINGS: Mapping[str, str] = {
+    **dict.fromkeys(("ka1", "K1"), "\x1bOw"), **dict.fromkeys(("ka3", "K3"), "\x1bOy"),
+    **dict.fromkeys(("kb2", "K2"), "\x1bOu"), **dict.fromkeys(("kc1", "K4"), "\x1bOq"),
+    **dict.fromkeys(("kc3", "K5"), "\x1bOs"), **dict.fromkeys(("kent", "@8"), "\x1bOM"),
+    "PS": "\x1b[200~", "PE": "\x1b[201~",
+}
+
+
+def tcap_value(name: str, screen: TermScreen) -> str | None:
+    """What XTGETTCAP answers for one capability name (None: unknown)."""
+    from ._keys import key_bytes  # the one place that knows what each key sends
+
+    if name in ("TN", "name"):
+        return screen.term_name
+    if name in ("Co", "colors"):
+        return "256" if "256" in screen.term_name else "8"
+    if name in _TCAP_STRINGS:
+        return _TCAP_STRINGS[name]
+    key = _TCAP_KEYS.get(name)
+    if key is None:
+        return None
+    return key_bytes(key, application_cursor=True).decode()
+
+
+def _xtgettcap(screen: TermScreen, request: Request) -> str:
+    """XTGETTCAP: ``DCS 1 + r name=value;... ST`` (hex-encoded) when termsim
+    knows every name asked for, else ``DCS 0 + r name ST`` for the first it
+    does not (xterm stops there too)."""
+    pairs = []
+    for hexname in request.body[2:].split(";"):
+        try:
+            name = bytes.fromhex(hexname).decode() if hexname.isascii() else ""
+        except ValueError:
+            name = ""
+        value = tcap_value(name, screen) if name else None
+        if value is None:
+            return f"\x1bP0+r{hexname if name else ''}\x1b\\"
+        pairs.append(f"{hexname}={value.encode().hex().upper()}")
+    return f"\x1bP1+r{';'.join(pairs)}\x1b\\"
+
+
+#: XTQMODKEYS: xterm's defaults for the key modifier resources termsim
+#: follows (modifyCursorKeys and modifyFunctionKeys 2: ``ESC[1;2A``...).
+_MODIFY_KEYS = {0: 0, 1: 2, 2: 2, 4: 0}
+
+
+def _xtqmodkeys(screen: TermScreen, request: Request) -> str | None:
+    resource = request.args[0] if request.args else 0
+    value = _MODIFY_KEYS.get(resource)
+    return None if value is None else f"\x1b[>{resource};{value}m"
+
+
 def _always(reply: str) -> Answer:
     """An answer that does not depend on the screen."""
     return lambda screen, request: reply
@@ -166,7 +328,8 @@ KINDS: Mapping[str, Kind] = {
         _always("\x1b[?62;22c"),
     ),
     "da2": Kind(
-        "secondary device attributes, ESC[>c -> ESC[>0;276;0c", _always("\x1b[>0;276;0c"),
+        f"secondary device attributes, ESC[>c -> ESC[>41;{XTERM_PATCH};0c (xterm, as a VT420)",
+        _always(f"\x1b[>41;{XTERM_PATCH};0c"),
     ),
     "window-size": Kind("text area size, ESC[18t -> ESC[8;rows;colst", _window_size),
     "osc-fg": Kind(
@@ -179,13 +342,30 @@ KINDS: Mapping[str, Kind] = {
         "cursor colour, OSC 12;? -> OSC 12;rgb:ffff/ffff/ffff", _colour("12", FOREGROUND),
     ),
     "decrqm": Kind("mode report, ESC[?Ps$p -> ESC[?Ps;Pm$y", _decrqm),
+    "xtversion": Kind(
+        f"terminal name and version, ESC[>q -> DCS >|XTerm({XTERM_PATCH}) ST (XTVERSION)",
+        _xtversion,
+    ),
+    "decrqss": Kind(
+        "setting report, DCS $q Pt ST -> DCS 1$r <control> ST for SGR (m), margins (r), "
+        "cursor style ( q), protection (\"q) (DECRQSS)", _decrqss,
+    ),
+    "xtgettcap": Kind(
+        "terminfo capability, DCS +q <hex names> ST -> DCS 1+r name=value ST for the keys, "
+        "TN and Co (XTGETTCAP)", _xtgettcap,
+    ),
+    "xtwinops 14": Kind("text area size in pixels, ESC[14t -> ESC[4;height;widtht", _pixels(4)),
+    "xtwinops 15": Kind("screen size in pixels, ESC[15t -> ESC[5;height;widtht", _pixels(5)),
+    "xtwinops 16": Kind("character cell size in pixels, ESC[16t -> ESC[6;height;widtht",
+                        _pixels(6)),
+    "xtwinops 19": Kind("screen size in characters, ESC[19t -> ESC[9;rows;colst", _pixels(9)),
     # Recognised and logged, not answered: a terminal that lacks the feature.
     "da3": Kind("tertiary device attributes, ESC[=c (DA3: the unit id)", _no_answer),
-    "xtversion": Kind("terminal name and version, ESC[>q (XTVERSION)", _no_answer),
-    "decrqss": Kind("setting report, DCS $q Pt ST (DECRQSS)", _no_answer),
-    "xtgettcap": Kind("terminfo capability, DCS +q Pt ST (XTGETTCAP)", _no_answer),
     "kitty-keyboard": Kind("kitty keyboard protocol flags, ESC[?u", _no_answer),
-    "xtqmodkeys": Kind("key modifier options, ESC[?Pp m (XTQMODKEYS)", _no_answer),
+    "xtqmodkeys": Kind(
+        "key modifier options, ESC[?Pp m -> ESC[>Pp;Pv m, xterm's defaults (XTQMODKEYS)",
+        _xtqmodkeys,
+    ),
     "osc-palette": Kind("palette colour, OSC 4;c;?", _no_answer),
     "dsr-other": Kind("other device status report, ESC[Psn (Ps not 5 or 6)", _no_answer),
     "decdsr-other": Kind(
@@ -193,10 +373,6 @@ KINDS: Mapping[str, Kind] = {
     ),
     "xtwinops 11": Kind("window state, ESC[11t (iconified or not)", _no_answer),
     "xtwinops 13": Kind("window position, ESC[13t", _no_answer),
-    "xtwinops 14": Kind("text area size in pixels, ESC[14t", _no_answer),
-    "xtwinops 15": Kind("screen size in pixels, ESC[15t", _no_answer),
-    "xtwinops 16": Kind("character cell size in pixels, ESC[16t", _no_answer),
-    "xtwinops 19": Kind("screen size in characters, ESC[19t", _no_answer),
     "xtwinops 20": Kind("icon label, ESC[20t", _no_answer),
     "xtwinops 21": Kind("window title, ESC[21t", _no_answer),
 }

@@ -84,7 +84,7 @@ def _versions() -> dict[str, str]:
 
 def make_header(
     *, argv: Sequence[str], cwd: str | None, cols: int, rows: int, env: Mapping[str, str],
-    policy: Mapping[str, object] | None = None,
+    policy: Mapping[str, object] | None = None, cell_size: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """The header of a new recording."""
     return {
@@ -99,6 +99,7 @@ def make_header(
         # How the terminal answered queries (e.g. {"cpr": "ignore"}), so a
         # replay answers, or does not, the same way.
         "policy": dict(policy or {}),
+        **({"cell_size": list(cell_size)} if cell_size is not None else {}),
         "versions": _versions(),
         "platform": sys.platform,
         "started": datetime.now(UTC).isoformat(timespec="milliseconds"),

@@ -97,6 +97,11 @@ class TermScreen(pyte.Screen):
         self.application_keypad = False
         self.last_char = ""
         self.title_stack: list[str] = []
+        #: What pixel-size reports (``CSI 14 t``, ``CSI 16 t``) say a cell is:
+        #: (width, height).
+        self.cell_size = (10, 20)
+        #: The ``TERM`` the program was given: XTGETTCAP's ``TN``.
+        self.term_name = "xterm-256color"
         #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
         self._saved: list[_Saved | None] = [None, None]
         #: Rows that scrolled off the top of the primary screen, newest last

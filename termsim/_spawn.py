@@ -70,9 +70,12 @@ def check_argv(argv: object) -> list[str]:
     return args
 
 
-def set_size(fd: int, cols: int, rows: int) -> None:
-    """Tell the kernel the terminal's size (the program gets SIGWINCH)."""
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+def set_size(fd: int, cols: int, rows: int, cell_size: tuple[int, int] = (0, 0)) -> None:
+    """Tell the kernel the terminal's size, in cells and pixels (the program
+    gets SIGWINCH)."""
+    width, height = cell_size
+    fcntl.ioctl(fd, termios.TIOCSWINSZ,
+                struct.pack("HHHH", rows, cols, cols * width, rows * height))
 
 
 def _controlling_terminal() -> None:
@@ -81,11 +84,11 @@ def _controlling_terminal() -> None:
 
 
 def start(argv: Sequence[str], *, env: Mapping[str, str], cwd: str | None, cols: int,
-          rows: int) -> Child:
+          rows: int, cell_size: tuple[int, int] = (0, 0)) -> Child:
     """Start ``argv`` in a new PTY; raise :class:`TermsimError` saying why not."""
     master, slave = os.openpty()
     try:
-        set_size(slave, cols, rows)
+        set_size(slave, cols, rows, cell_size)
         path = env.get("PATH", os.defpath)
         try:
             popen = subprocess.Popen(

@@ -113,14 +113,19 @@ class Terminal:
     :data:`Policy`: ``"answer"`` (the default), ``"ignore"`` (never
     answered, like a terminal without the feature) or a delay in seconds
     (computed now, handed out by :meth:`take_deferred` for the caller to
-    send that much later).
+    send that much later). ``cell_size`` is the (width, height) in pixels
+    the pixel-size reports (``CSI 14 t``, ``CSI 16 t``) give a cell; ``term``
+    the ``TERM`` the program sees (XTGETTCAP reports it).
     """
 
     def __init__(
         self, cols: int = 80, rows: int = 24, *, policy: Mapping[str, Policy] | None = None,
+        cell_size: tuple[int, int] = (10, 20), term: str = "xterm-256color",
     ) -> None:
         if cols < 1 or rows < 1:
             raise ValueError(f"a terminal needs at least 1x1 cells, not {cols}x{rows}")
+        if len(cell_size) != 2 or min(cell_size) < 1:
+            raise ValueError(f"cell_size is (width, height) in pixels, not {cell_size!r}")
         self.policy: dict[str, Policy] = dict(policy or {})
         for kind, value in self.policy.items():
             check_policy(kind, value)
@@ -135,6 +140,8 @@ class Terminal:
         #: Sequences termsim did not understand, counted by kind.
         self.unknown: Counter[str] = Counter()
         self._screen = TermScreen(cols, rows)
+        self._screen.cell_size = (int(cell_size[0]), int(cell_size[1]))
+        self._screen.term_name = term
         self._dispatch = _Dispatch(self)
         self._parser = Parser(self._dispatch)
         self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")

@@ -196,7 +196,7 @@ async def test_type_uses_bracketed_paste_for_lines_and_keys_go_in_one_write() ->
 async def test_line_mode_input_is_not_warned_about() -> None:
     """input(), read, a y/n confirm and Ctrl-C meant as SIGINT are correct in
     line mode: no warning."""
-    script = "echo ready; read line; echo got $line; trap 'echo INT' INT; read x; read y"
+    script = "trap 'echo INT' INT; echo ready; read line; echo got $line; read x; read y"
     async with termsim.spawn(["sh", "-c", script]) as term:
         await term.wait_for(Text("ready"))
         assert term.screen.input_ready is False

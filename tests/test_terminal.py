@@ -80,13 +80,13 @@ def test_DA1_answers_vt220_with_colour(query: bytes) -> None:
 
 def test_DA2_is_not_the_primary_answer() -> None:
     term, replies = feed_split(b"\x1b[>c")
-    assert replies == b"\x1b[>0;276;0c"
+    assert replies == b"\x1b[>41;398;0c"
     assert [q.kind for q in term.queries] == ["da2"]
 
 
 def test_DA2_with_zero_parameter() -> None:
     _, replies = feed_split(b"\x1b[>0c")
-    assert replies == b"\x1b[>0;276;0c"
+    assert replies == b"\x1b[>41;398;0c"
 
 
 def test_window_size_report_is_rows_then_columns() -> None:
@@ -157,7 +157,7 @@ def test_Query_log_records_kind_request_offset_and_status() -> None:
         ("cpr", "ESC[6n", 2, b"\x1b[1;3R", "answered"),
         ("dsr", "ESC[5n", 6, b"\x1b[0n", "answered"),
         ("osc-bg", "ESC]11;?BEL", 10, b"\x1b]11;rgb:0000/0000/0000\x07", "answered"),
-        ("da2", "ESC[>c", 17, b"\x1b[>0;276;0c", "answered"),
+        ("da2", "ESC[>c", 17, b"\x1b[>41;398;0c", "answered"),
     ]
     assert term.unanswered() == []
 
@@ -221,9 +221,9 @@ def test_Query_describe_names_the_request_and_its_fate() -> None:
 
 
 def test_Query_unsupported_kind_is_logged_without_reply() -> None:
-    term, replies = feed_split(b"\x1b[>qX")  # XTVERSION: termsim has no answer
+    term, replies = feed_split(b"\x1b[=cX")  # DA3: termsim has no answer
     assert replies == b""
-    assert query_log(term) == [("xtversion", "ESC[>q", 0, None, "unsupported")]
+    assert query_log(term) == [("da3", "ESC[=c", 0, None, "unsupported")]
     assert term.unanswered() == list(term.queries)
     assert row(term, 0) == "X"
 
@@ -255,9 +255,8 @@ SAMPLE_REQUESTS: dict[str, bytes] = {
 }
 #: The kinds termsim has no answer for yet: logged as "unsupported".
 UNSUPPORTED = {
-    "da3", "xtversion", "decrqss", "xtgettcap", "kitty-keyboard", "xtqmodkeys",
-    "osc-palette", "dsr-other", "decdsr-other",
-    *(f"xtwinops {op}" for op in (11, 13, 14, 15, 16, 19, 20, 21)),
+    "da3", "kitty-keyboard", "osc-palette", "dsr-other", "decdsr-other",
+    *(f"xtwinops {op}" for op in (11, 13, 20, 21)),
 }
 #: The kinds QUERY_KINDS listed before the table existed.
 ORIGINAL_KINDS = {
@@ -377,8 +376,8 @@ def test_deferred_answered_marks_the_oldest_deferred_query() -> None:
 
 
 def test_deferred_answered_leaves_ignored_and_unsupported_queries_alone() -> None:
-    term = Terminal(COLS, ROWS, policy={"cpr": "ignore", "xtversion": 1.0})
-    term.feed(b"\x1b[6n\x1b[>q")
+    term = Terminal(COLS, ROWS, policy={"cpr": "ignore", "da3": 1.0})
+    term.feed(b"\x1b[6n\x1b[=c")
     assert term.deferred_answered() is None
     assert [q.status for q in term.queries] == ["ignored", "unsupported"]
 
@@ -418,7 +417,7 @@ def test_Query_is_a_plain_value() -> None:
         (b"abcdef\x1b[1;1H\x1b[12;3XX", "X", b""),
         (b"\x1b[?2;7fX", "X", b""),
         (b"\x1b[38:2::255:0:0mX", "X", b""),
-        (b"\x1bP+q544e\x1b\\X", "X", b""),
+        (b"\x1bP+q544e\x1b\\X", "X", b"\x1bP1+r544e=787465726D2D323536636F6C6F72\x1b\\"),
         (b"\x1b_Gabc\x1b\\X", "X", b""),
         (b"\x1b[>4;1mX", "X", b""),
         (b"\x1b[4JX", "X", b""),
@@ -525,10 +524,10 @@ def test_SGR_sets_what_pyte_sets(sequences: list[list[int]], reverse_video: bool
 
 
 def test_DCS_body_is_swallowed_and_logged() -> None:
-    term, replies = feed_split(b"a\x1bP+q544e\x1b\\b")
+    term, replies = feed_split(b"a\x1bP+q7a7a\x1b\\b")  # "zz": no such capability
     assert row(term, 0) == "ab"
-    assert replies == b""
-    assert query_log(term) == [("xtgettcap", "ESCP+q544e", 1, None, "unsupported")]
+    assert replies == b"\x1bP0+r7a7a\x1b\\"
+    assert query_log(term) == [("xtgettcap", "ESCP+q7a7a", 1, replies, "answered")]
 
 
 @pytest.mark.parametrize(
