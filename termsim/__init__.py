@@ -56,6 +56,7 @@ from ._hooks import record_sessions
 from ._html import recording_html
 from ._keys import key_bytes
 from ._live import Session, spawn
+from ._mouse import MouseOff
 from ._playback import Playback
 from ._predicates import (
     CursorAfter,
@@ -90,6 +91,7 @@ __all__ = [
     "InputReady",
     "Mark",
     "Modes",
+    "MouseOff",
     "Playback",
     "Policy",
     "Predicate",

@@ -11,13 +11,14 @@ any listener.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Self
 
 from ._engine import Engine, Mark
 from ._errors import ArgumentError, surface, warn
 from ._keys import key_bytes
+from ._mouse import Mouse
 from ._predicates import PredicateLike
 from ._redact import MARKER
 from ._snapshot import Snapshot
@@ -193,6 +194,43 @@ class Driver(ABC):
             mark = await self._send_input(data, f"key {name}", keys=True, secret=False)
         assert mark is not None
         return mark
+
+    @surface
+    async def click(self, row: int, col: int, button: str = "left", *,
+                    modifiers: Sequence[str] = (), count: int = 1) -> Mark:
+        """Click a cell (0-based, like every row and column in termsim): a
+        press and a release, encoded in the mouse mode and encoding the
+        program enabled. ``count=2`` double-clicks; ``modifiers``: any of
+        ``"shift"``, ``"alt"``, ``"ctrl"``. Raises :class:`MouseOff` when
+        the program enabled no mouse reporting."""
+        data = self._mouse().click(row, col, button, modifiers, count)
+        times = f" x{count}" if count > 1 else ""
+        return await self._send_input(data, f"click {button}{times} at row {row}, col {col}",
+                                      keys=True, secret=False)
+
+    @surface
+    async def scroll(self, row: int, col: int, lines: int, *,
+                     modifiers: Sequence[str] = ()) -> Mark:
+        """Turn the wheel over a cell: ``lines`` > 0 scrolls down, < 0 up,
+        one wheel report per line."""
+        data = self._mouse().scroll(row, col, lines, modifiers)
+        way = "down" if lines > 0 else "up"
+        return await self._send_input(data, f"scroll {way} {abs(lines)} at row {row}, col {col}",
+                                      keys=True, secret=False)
+
+    @surface
+    async def drag(self, start: tuple[int, int], end: tuple[int, int], button: str = "left", *,
+                   modifiers: Sequence[str] = ()) -> Mark:
+        """Press at ``start`` (row, col), move to ``end`` cell by cell (the
+        moves are reported when the program asked for motion, ``?1002h``
+        or ``?1003h``), release there."""
+        data = self._mouse().drag(start, end, button, modifiers)
+        return await self._send_input(data, f"drag {button} from {start} to {end}", keys=True,
+                                      secret=False)
+
+    def _mouse(self) -> Mouse:
+        terminal = self.terminal
+        return Mouse(terminal.modes, terminal.cols, terminal.rows)
 
     @surface
     async def send(self, data: bytes, *, secret: bool = False) -> Mark:

@@ -72,6 +72,13 @@ class Session(Driver):
         super().__init__(timeout=timeout, stall=stall)
         self.argv = list(argv)
         env_dict = dict(os.environ if env is None else env)
+        # COLUMNS and LINES describe the terminal that runs the tests (pytest
+        # and xdist set them), not this one: programs that trust them over
+        # the PTY (textual, shutil.get_terminal_size) would draw for the
+        # wrong width. Kept only when they say this session's size.
+        for name, size in (("COLUMNS", cols), ("LINES", rows)):
+            if name in env_dict and env_dict[name] != str(size):
+                del env_dict[name]
         if env is None or "TERM" not in env:
             env_dict["TERM"] = term
         self.env = env_dict
@@ -271,8 +278,10 @@ def spawn(
     program, a bad ``cwd``, no permission) raises
     :class:`~termsim.TermsimError` with the reason when the block is entered.
     ``env`` replaces the whole environment; ``TERM`` is ``term`` unless
-    ``env`` sets it. Everything the program starts, daemons included, is
-    ended when the block exits.
+    ``env`` sets it; ``COLUMNS`` and ``LINES`` are dropped unless they say
+    the session's size (they describe the terminal running the tests).
+    Everything the program starts, daemons included, is ended when the
+    block exits.
 
     ``policy`` says how the terminal answers each kind of query (see
     :data:`termsim.QUERY_KINDS`): ``"answer"`` (the default), ``"ignore"``

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -201,3 +202,17 @@ async def test_the_marker_is_found_by_both_backends(monkeypatch: pytest.MonkeyPa
             monkeypatch.setattr(_process, "BACKEND", backend)
             found[backend] = {p.pid for p in _process.processes(token) if p.marked}
         assert found["proc"] == found["ps"] == {term.pid}
+
+
+async def test_stale_columns_and_lines_do_not_reach_the_program(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """pytest-xdist workers have COLUMNS=80; a textual app believed it over the
+    PTY and drew 80 columns on a 60-column screen."""
+    monkeypatch.setenv("COLUMNS", "132")
+    monkeypatch.setenv("LINES", "50")
+    code = "import shutil; print('SIZE %dx%d END' % tuple(shutil.get_terminal_size()))"
+    for env in (None, dict(os.environ)):
+        async with termsim.spawn([sys.executable, "-c", code], env=env, cols=60,
+                                 rows=20) as term:
+            await term.wait_for(Text("SIZE 60x20 END"))
