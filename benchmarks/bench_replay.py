@@ -81,6 +81,20 @@ LAST_LINE = f"assistant: done ({len(TEXT)} chars)"
 # -- 1. the template ---------------------------------------------------------------
 
 
+async def template_body(term: termsim.Driver) -> int | None:
+    """The template's test, as a function of its session (bench_shake shakes it)."""
+    await term.wait_for(SLEEPING, timeout=60)
+    for _ in range(TEMPLATE_TURNS):
+        for i, char in enumerate(TEXT):
+            await term.type(char)
+            await term.wait_for(CursorAfter("❯ " + TEXT[: i + 1]), timeout=30)
+        mark = await term.press("enter")
+        await term.wait_for(Text("state: working", region=TOOLBAR), since=mark, timeout=30)
+        await term.wait_for(SLEEPING & Text(LAST_LINE), since=mark, timeout=30)
+    await term.press("ctrl+d")
+    return await term.wait_exit(timeout=30)
+
+
 async def record_template(path: str) -> None:
     with tempfile.TemporaryDirectory(prefix="bench_replay_") as home:
         config = Path(home) / ".config" / "agent-repl"
@@ -92,17 +106,7 @@ async def record_template(path: str) -> None:
         env.update(HOME=home, AGENT_REPL_BOOT_SECONDS="0.3")
         async with termsim.spawn([sys.executable, str(APP)], env=env, record=path,
                                  cwd=ROOT) as term:
-            await term.wait_for(SLEEPING, timeout=60)
-            for _ in range(TEMPLATE_TURNS):
-                for i, char in enumerate(TEXT):
-                    await term.type(char)
-                    await term.wait_for(CursorAfter("❯ " + TEXT[: i + 1]), timeout=30)
-                mark = await term.press("enter")
-                await term.wait_for(Text("state: working", region=TOOLBAR), since=mark,
-                                    timeout=30)
-                await term.wait_for(SLEEPING & Text(LAST_LINE), since=mark, timeout=30)
-            await term.press("ctrl+d")
-            status = await term.wait_exit(timeout=30)
+            status = await template_body(term)
     if status != 0:
         raise SystemExit(f"the template session exited with status {status}")
 

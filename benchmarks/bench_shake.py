@@ -27,25 +27,15 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_replay import LAST_LINE, SLEEPING, TEMPLATE_TURNS, TEXT, TOOLBAR, record_template
+from bench_replay import record_template, template_body
 
 import termsim
-from termsim import CursorAfter, Text
 from termsim._shake import Shaker
 
 
 async def body(term: termsim.Driver) -> None:
     """The template's test, as a function of its session."""
-    await term.wait_for(SLEEPING, timeout=60)
-    for _ in range(TEMPLATE_TURNS):
-        for i, char in enumerate(TEXT):
-            await term.type(char)
-            await term.wait_for(CursorAfter("❯ " + TEXT[: i + 1]), timeout=30)
-        mark = await term.press("enter")
-        await term.wait_for(Text("state: working", region=TOOLBAR), since=mark, timeout=30)
-        await term.wait_for(SLEEPING & Text(LAST_LINE), since=mark, timeout=30)
-    await term.press("ctrl+d")
-    status = await term.wait_exit(timeout=30)
+    status = await template_body(term)
     if status != 0:
         raise AssertionError(f"exit status {status}")
 
