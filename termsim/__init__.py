@@ -41,9 +41,11 @@ from ._driver import Driver
 from ._engine import Mark
 from ._errors import (
     ArgumentError,
+    GoldenMissing,
     ProcessExited,
     RecordingError,
     ReplayDivergence,
+    ScreenMismatch,
     SessionClosed,
     ShakeFailure,
     Stalled,
@@ -52,7 +54,7 @@ from ._errors import (
     UnknownKey,
     WaitTimeout,
 )
-from ._hooks import record_sessions
+from ._hooks import golden_screens, record_sessions
 from ._html import recording_html
 from ._keys import key_bytes
 from ._live import Session, spawn
@@ -88,6 +90,7 @@ __all__ = [
     "CursorAt",
     "Driver",
     "Event",
+    "GoldenMissing",
     "InputReady",
     "Mark",
     "Modes",
@@ -105,6 +108,7 @@ __all__ = [
     "ReplayDivergence",
     "ReplaySession",
     "Run",
+    "ScreenMismatch",
     "Sequence",
     "Session",
     "SessionClosed",
@@ -125,6 +129,7 @@ __all__ = [
     "diff",
     "events",
     "export_asciicast",
+    "golden_screens",
     "import_asciicast",
     "key_bytes",
     "read_asciicast",

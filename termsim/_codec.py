@@ -30,6 +30,7 @@ from .events import (
     Output,
     Reply,
     Resize,
+    ScreenCompared,
     TtyMode,
     UnknownSequences,
     Unrecognized,
@@ -41,8 +42,8 @@ from .events import (
 #: The kind tag of each event type in a file.
 KIND: dict[type[Any], str] = {
     Output: "o", Input: "i", Reply: "q", Resize: "r", TtyMode: "y", InputRead: "c",
-    WaitStarted: "w", WaitEnded: "W", Note: "n", Warned: "!", Exit: "x", Hangup: "h",
-    UnknownSequences: "u", End: "e",
+    WaitStarted: "w", WaitEnded: "W", ScreenCompared: "s", Note: "n", Warned: "!", Exit: "x",
+    Hangup: "h", UnknownSequences: "u", End: "e",
 }
 
 
@@ -68,6 +69,11 @@ def encode(event: Event) -> list[Any]:
             return ["w", us, details]
         case WaitEnded(id=id_, outcome=outcome):
             return ["W", us, {"id": id_, "outcome": outcome}]
+        case ScreenCompared(wait=wait, expected=expected, actual=actual, golden=golden):
+            compared: dict[str, Any] = {"wait": wait, "expected": expected, "actual": actual}
+            if golden is not None:
+                compared["golden"] = golden
+            return ["s", us, compared]
         case Note(label=text) | Warned(message=text) | End(how=text):
             return [KIND[type(event)], us, text]
         case Exit(status=status):
@@ -125,6 +131,11 @@ def _wait_ended(t: float, f: list[Any]) -> Event:
     return WaitEnded(t, d["id"], d["outcome"])
 
 
+def _screen_compared(t: float, f: list[Any]) -> Event:
+    d = _details(f, {"wait": int, "expected": str, "actual": str, "golden": _OPT_STR})
+    return ScreenCompared(t, d["wait"], d["expected"], d["actual"], d["golden"])
+
+
 def _unknown(t: float, f: list[Any]) -> Event:
     counts = _field(f, 0, "counts", dict)
     if not all(isinstance(k, str) and isinstance(v, int) for k, v in counts.items()):
@@ -144,6 +155,7 @@ _DECODERS: dict[str, Callable[[float, list[Any]], Event]] = {
                                 _field(f, 1, "answered", bool, False)),
     "w": _wait_started,
     "W": _wait_ended,
+    "s": _screen_compared,
     "n": lambda t, f: Note(t, _field(f, 0, "label", str)),
     "!": lambda t, f: Warned(t, _field(f, 0, "message", str)),
     "x": lambda t, f: Exit(t, _field(f, 0, "status", (int, type(None)))),

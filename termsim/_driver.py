@@ -10,6 +10,7 @@ any listener.
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from types import TracebackType
@@ -21,6 +22,8 @@ from ._keys import key_bytes
 from ._mouse import Mouse
 from ._predicates import PredicateLike
 from ._redact import MARKER
+from ._region import Region
+from ._screentext import Mask
 from ._snapshot import Snapshot
 from ._terminal import Terminal
 from .events import Event, Note, Warned, stamp
@@ -127,6 +130,33 @@ class Driver(ABC):
             predicate, timeout=self.timeout if timeout is None else timeout, since=since,
             stall=self.stall if stall is None else stall,
         )
+
+    @surface
+    async def expect_screen(
+        self, expected: str | None = None, *, golden: str | os.PathLike[str] | None = None,
+        since: Mark | None = None, timeout: float | None = None, region: Region | None = None,
+        mask: Mask | Sequence[Mask] = (), styles: bool | None = None,
+        cursor: bool | None = None,
+    ) -> Snapshot:
+        """Wait until the screen looks like ``expected``, or like the golden
+        file ``golden`` (a name, kept next to the test by the pytest plugin,
+        or a path); return the snapshot that matched.
+
+        The assertion is the wait (no separate wait, no race), on settled
+        screens drawn after ``since``. ``region``: compare only that part.
+        ``mask``: regions or regexes whose cells are written ``░`` (a clock,
+        a timing, a temp path). ``styles``: compare colours and attributes
+        too (default: if the expectation has them). ``cursor``: compare
+        where the cursor is (default: if the expectation says).
+        Raises :class:`ScreenMismatch` with both screens side by side, or
+        :class:`GoldenMissing`; ``pytest --termsim-update`` writes goldens.
+        """
+        __tracebackhide__ = True
+        from ._expect import expect_screen
+
+        return await expect_screen(self, expected, golden=golden, since=since,
+                                   timeout=timeout, region=region, mask=mask, styles=styles,
+                                   cursor=cursor)
 
     @surface
     async def wait_exit(self, timeout: float | None = None) -> int | None:

@@ -512,6 +512,11 @@ class Engine:
 
     # -- waiting ---------------------------------------------------------------------
 
+    @property
+    def waits_started(self) -> int:
+        """How many waits have started (each wait's id is its number)."""
+        return self._waits_started
+
     def _started(self, description: str, since: Mark | None, timeout: float) -> tuple[int, float]:
         self._waits_started += 1
         started = self.source.now()

@@ -4,7 +4,9 @@
 
     TermsimError
     ├── WaitTimeout        (also a TimeoutError) the screen never matched in time
-    │   └── Stalled        ... and the program sat waiting for keys, so it never would
+    │   ├── Stalled        ... and the program sat waiting for keys, so it never would
+    │   └── ScreenMismatch expect_screen(): the screen never looked like the expectation
+    ├── GoldenMissing      expect_screen(golden=...) has no file yet (--termsim-update)
     ├── ProcessExited      the program exited while a wait was pending
     ├── SessionClosed      the test closed the session (or it was never opened)
     ├── RecordingError     a recording file is not one, or is damaged
@@ -155,11 +157,17 @@ class WaitTimeout(TermsimError, TimeoutError):
             lines.append(f"  sequences termsim did not understand: {seen}")
         if self.recording:
             lines.append(f"  recording: {shown_path(self.recording)}")
+        screen = self._screen()
         if self.film:
             lines.append(self.film)
-            lines.append("  the screen at the end:")
-        lines.append(_indent(self._scrub(self.snapshot.render())))
+            if screen:
+                lines.append("  the screen at the end:")
+        if screen:
+            lines.append(_indent(screen))
         return "\n".join(lines)
+
+    def _screen(self) -> str:
+        return self._scrub(self.snapshot.render())
 
 
 class Stalled(WaitTimeout):
@@ -170,6 +178,50 @@ class Stalled(WaitTimeout):
     def _head(self) -> str:
         return (f"stalled waiting for {self.awaited}: the program is waiting for input; "
                 f"nothing changed for {self.stalled_for or 0.0:.1f} s")
+
+
+class ScreenMismatch(WaitTimeout):
+    """``expect_screen()`` ran out of time: the screen never looked like the
+    expectation. The message shows both, side by side, the differing cells
+    marked; ``expected`` and ``actual`` are the two texts, ``golden`` the
+    file the expectation came from (if any)."""
+
+    def __init__(self, cause: WaitTimeout, *, expected: str, actual: str, diff: str,
+                 golden: str | None) -> None:
+        self.expected = expected
+        self.actual = actual
+        self.diff = diff
+        self.golden = golden
+        self.stalled = isinstance(cause, Stalled)
+        super().__init__(
+            awaited=cause.awaited, timeout=cause.timeout, snapshot=cause.snapshot,
+            silent_for=cause.silent_for, predicate=cause.predicate,
+            unanswered=cause.unanswered, since=cause.since, recording=cause.recording,
+            unknown=cause.unknown, film=cause.film, notes=cause.notes,
+            stalled_for=cause.stalled_for, scrub=cause._scrub,
+        )
+
+    def _head(self) -> str:
+        how = (f"the program is waiting for input, nothing changed for "
+               f"{self.stalled_for or 0.0:.1f} s" if self.stalled
+               else f"timed out after {self.timeout:g} s")
+        return f"the screen never matched {self.awaited} ({how}):\n{self._scrub(self.diff)}"
+
+    def _screen(self) -> str:
+        return ""  # the diff shows it
+
+
+class GoldenMissing(TermsimError):
+    """``expect_screen(golden=...)`` found no golden file. ``screen`` is what
+    ``--termsim-update`` (or ``TERMSIM_UPDATE=1``) would write there."""
+
+    def __init__(self, path: str, screen: str) -> None:
+        self.path = path
+        self.screen = screen
+        super().__init__(
+            f"no golden screen at {shown_path(path)}: run with --termsim-update (pytest) or "
+            f"TERMSIM_UPDATE=1 to write it; the screen now, as it would be written:\n"
+            + _indent(screen.rstrip("\n")))
 
 
 class ProcessExited(TermsimError):

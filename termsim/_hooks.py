@@ -1,5 +1,5 @@
 """Process-wide defaults that tools set around tests: where sessions record,
-and what stands in for them.
+what stands in for them, and where golden screens live.
 
 The pytest plugin records every session a test spawns without the test
 saying so. It does that through :func:`record_sessions`, a public hook any
@@ -73,3 +73,53 @@ def substitute_sessions(substitute: Substitute | None) -> Iterator[None]:
 def substitute_for(argv: list[str], options: dict[str, Any]) -> Driver | None:
     """The session to use instead of starting ``argv`` (None: start it)."""
     return None if _substitute is None else _substitute(list(argv), options)
+
+
+#: Given a golden screen's name (``expect_screen(golden="prompt")``), its file.
+GoldenPath = Callable[[str], "str | os.PathLike[str]"]
+#: Told of every golden used: its path and what became of it ("matched",
+#: "written", "updated", "missing", "differs").
+GoldenUsed = Callable[[str, str], None]
+
+
+class _Goldens:
+    path_for: GoldenPath | None = None
+    update: bool = False
+    used: GoldenUsed | None = None
+
+
+_goldens = _Goldens()
+
+
+@contextmanager
+def golden_screens(path_for: GoldenPath | None, *, update: bool = False,
+                   used: GoldenUsed | None = None) -> Iterator[None]:
+    """Inside this block, ``expect_screen(golden=name)`` reads (and with
+    ``update``, writes) the file ``path_for(name)``, and calls ``used(path,
+    outcome)`` for each. The pytest plugin sets it for every test
+    (``--termsim-update``); other runners can too. Blocks nest."""
+    previous = (_goldens.path_for, _goldens.update, _goldens.used)
+    _goldens.path_for, _goldens.update, _goldens.used = path_for, update, used
+    try:
+        yield
+    finally:
+        _goldens.path_for, _goldens.update, _goldens.used = previous
+
+
+def golden_path(name: str | os.PathLike[str]) -> str | None:
+    """The file of a golden: a path as given, or a name the hook resolves
+    (None: a name, and no hook to resolve it)."""
+    text = os.fspath(name)
+    if os.sep in text or text.endswith(".screen"):
+        return text
+    return None if _goldens.path_for is None else os.fspath(_goldens.path_for(text))
+
+
+def updating_goldens() -> bool:
+    """Whether goldens are written (the hook's ``update``, or TERMSIM_UPDATE=1)."""
+    return _goldens.update or os.environ.get("TERMSIM_UPDATE") == "1"
+
+
+def golden_used(path: str, outcome: str) -> None:
+    if _goldens.used is not None:
+        _goldens.used(path, outcome)

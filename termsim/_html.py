@@ -56,6 +56,7 @@ from .events import (
     InputRead,
     Note,
     Resize,
+    ScreenCompared,
     TtyMode,
     WaitStarted,
     Warned,
@@ -401,6 +402,9 @@ def _events_html(recording: Recording) -> str:
     waits = {w["id"]: w for w in _waits(recording)}
     items = []
     for event in recording.events:
+        if isinstance(event, ScreenCompared):
+            items.append(_compared_html(event, waits.get(event.wait)))
+            continue
         if isinstance(event, WaitStarted):
             w = waits.get(event.id)
             if w is None:
@@ -421,6 +425,31 @@ def _events_html(recording: Recording) -> str:
             f"{event.t:9.3f} s</span> {escape(text)}</li>"
         )
     return '<ol id="events">\n' + "\n".join(items) + "\n</ol>"
+
+
+def _compared_html(event: ScreenCompared, wait: dict[str, Any] | None) -> str:
+    """An expect_screen() comparison: one line when it matched; expected and
+    actual side by side, the differing rows marked, when it did not."""
+    matched = wait is not None and wait["outcome"] == "matched"
+    source = f"golden {event.golden}" if event.golden else "the expected screen"
+    head = (f'<li class="ev compare {"ok" if matched else "bad"}" data-t="{_t(event.t)}">'
+            f'<span class="at">{event.t:9.3f} s</span> ')
+    if matched:
+        return f"{head}{escape(f'screen matched {source}')}</li>"
+    expected, actual = event.expected.splitlines(), event.actual.splitlines()
+    rows = max(len(expected), len(actual))
+    expected += [""] * (rows - len(expected))
+    actual += [""] * (rows - len(actual))
+
+    def column(lines: list[str], other: list[str]) -> str:
+        return "\n".join(f"<mark>{escape(a)}</mark>" if a != b else escape(a)
+                         for a, b in zip(lines, other, strict=True))
+
+    return (f"{head}{escape(f'screen did not match {source}')}"
+            '<div class="compare"><figure><figcaption>expected</figcaption>'
+            f"<pre>{column(expected, actual)}</pre></figure>"
+            '<figure><figcaption>actual</figcaption>'
+            f"<pre>{column(actual, expected)}</pre></figure></div></li>")
 
 
 _CSS = f"""\
@@ -450,6 +479,14 @@ h1 {{ font-size: 1.1em; font-family: monospace; word-break: break-all; }}
 #events li {{ cursor: pointer; white-space: pre-wrap; word-break: break-all; }}
 #events li:hover {{ background: #e4e4ff; }}
 #events li.wait.ok {{ background: none; color: #161; }}
+#events li.compare.ok {{ background: none; color: #161; }}
+#events li.compare.bad {{ background: none; color: #b00; }}
+.compare {{ display: flex; gap: 1em; flex-wrap: wrap; color: #222; }}
+.compare figure {{ margin: .3em 0; }}
+.compare figcaption {{ font-weight: 600; }}
+.compare pre {{ margin: 0; padding: 4px; background: #fff; border: 1px solid #ccc;
+  font: 13px/16px 'DejaVu Sans Mono', 'Liberation Mono', Menlo, Consolas, monospace; }}
+.compare mark {{ background: #fdd; }}
 #events li.wait.bad {{ background: none; color: #b00; }}
 #events li.wait.warn {{ background: none; color: #a60; }}
 #events li.warning {{ color: #a50; }} #events li.note {{ color: #04a; }}

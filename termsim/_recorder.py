@@ -29,6 +29,7 @@ from .events import (
     Input,
     Note,
     Output,
+    ScreenCompared,
     UnknownSequences,
     WaitStarted,
     Warned,
@@ -72,6 +73,9 @@ class Recorder:
                 writer.write(dataclasses.replace(
                     event, data=MARKER.encode() if secret else redactor.data(data),
                     label=redactor.text(label)))
+            case ScreenCompared(expected=expected, actual=actual):
+                writer.write(dataclasses.replace(
+                    event, expected=redactor.text(expected), actual=redactor.text(actual)))
             case Note(label=label):
                 writer.write(Note(event.t, redactor.text(label)))
             case Warned(message=message):

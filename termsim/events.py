@@ -159,6 +159,20 @@ class WaitEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class ScreenCompared:
+    """``expect_screen()``'s wait ``wait`` ended: the expected screen, and the
+    actual one written the same way (the last screen the wait saw), so a
+    report can show them side by side. ``golden``: the file the
+    expectation came from."""
+
+    t: float
+    wait: int
+    expected: str
+    actual: str
+    golden: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     """A marker the test put in the session (``term.note("label")``)."""
 
@@ -221,6 +235,6 @@ class Unrecognized:
 
 
 Event: TypeAlias = (
-    Output | Input | Reply | Resize | TtyMode | InputRead | WaitStarted | WaitEnded | Note
-    | Warned | Exit | Hangup | UnknownSequences | End | Unrecognized
+    Output | Input | Reply | Resize | TtyMode | InputRead | WaitStarted | WaitEnded
+    | ScreenCompared | Note | Warned | Exit | Hangup | UnknownSequences | End | Unrecognized
 )

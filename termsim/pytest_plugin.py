@@ -35,10 +35,12 @@ Hunting flakes:
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import re
 import shlex
+from collections import Counter
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -46,12 +48,14 @@ from typing import Any
 import pytest
 
 from ._errors import RecordingError, describe_status
-from ._hooks import record_sessions
+from ._hooks import golden_screens, record_sessions
 from ._playback import Playback
 from ._recording import Recording
 from .events import Exit, Warned
 
 _KEY = pytest.StashKey[list[Path]]()
+#: The goldens a test used: (path, outcome).
+_GOLDENS = pytest.StashKey[list[tuple[str, str]]]()
 #: Every attempt of a test so far: (outcome, its recordings).
 _ATTEMPTS = pytest.StashKey[list[tuple[str, list[Path]]]]()
 
@@ -75,6 +79,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--termsim-shake-variant", default=None, metavar="TEXT",
         help="after a test passes, run its body once against this variant (as a shake "
         "report prints it; one per session, joined by ' | ')",
+    )
+    group.addoption(
+        "--termsim-update", action="store_true", default=False,
+        help="write golden screens that are missing, and rewrite those that no longer match "
+        "(expect_screen(golden=...))",
     )
     group.addoption(
         "--termsim-flaky", default="report", choices=("report", "fail"),
@@ -130,6 +139,29 @@ def _remove_stale(directory: Path, stem: str) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    with _goldens(item):
+        return (yield from _recorded_call(item))
+
+
+def golden_file(item: pytest.Item, name: str) -> Path:
+    """Where a test's golden screen ``name`` lives: ``<test file
+    stem>.screens/<test function>__<name>.screen`` beside the test file (one
+    file for every parametrization: name it after the parameter if the
+    screens differ)."""
+    test_file = Path(str(item.path))
+    function = getattr(item, "originalname", None) or item.name
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_.") or "screen"
+    return test_file.parent / f"{test_file.stem}.screens" / f"{function}__{safe}.screen"
+
+
+def _goldens(item: pytest.Item) -> contextlib.AbstractContextManager[None]:
+    used = item.stash.setdefault(_GOLDENS, [])
+    return golden_screens(lambda name: golden_file(item, name),
+                          update=bool(item.config.getoption("--termsim-update")),
+                          used=lambda path, outcome: used.append((path, outcome)))
+
+
+def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
     config = item.config
     if config.getoption("--termsim-keep") == "none":
         return (yield)
@@ -215,6 +247,9 @@ def pytest_runtest_makereport(
     attempts = item.stash.setdefault(_ATTEMPTS, [])
     outcome = str(report.outcome)
     attempts.append((outcome, list(made)))
+    for golden, golden_outcome in item.stash.get(_GOLDENS, []):
+        report.user_properties.append(("termsim_golden", (golden, golden_outcome)))
+    item.stash[_GOLDENS] = []
     if _SHAKEN_RUNS in item.stash:
         report.user_properties.append(("termsim_shaken", item.stash[_SHAKEN_RUNS]))
         del item.stash[_SHAKEN_RUNS]
@@ -293,11 +328,21 @@ class _Summary:
         self.flaky: list[dict[str, Any]] = []
         self.shaken: list[int] = []
         self.unshaken: list[str] = []
+        #: Every golden used in the run, and what became of it.
+        self.goldens: dict[str, str] = {}
+        #: The test files that ran (their .screens directories are checked).
+        self.test_files: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
             return
+        self.test_files.add(report.fspath)
         for name, value in report.user_properties:
+            if name == "termsim_golden" and isinstance(value, tuple | list) and len(value) == 2:
+                path, outcome = value
+                # "differs" or "missing" wins over a rerun's "matched" in the count.
+                if self.goldens.get(str(path)) not in ("differs", "missing"):
+                    self.goldens[str(path)] = str(outcome)
             if name == "termsim_flaky" and isinstance(value, dict):
                 self.flaky.append(value)
             elif name == "termsim_shaken" and isinstance(value, int):
@@ -306,6 +351,7 @@ class _Summary:
                 self.unshaken.append(value)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        self._golden_summary(terminalreporter)
         if self.shaken:
             terminalreporter.write_line(
                 f"termsim shake: {len(self.shaken)} passing tests ran {sum(self.shaken)} "
@@ -333,6 +379,34 @@ class _Summary:
             if info["failed"] and info["passed"]:
                 terminalreporter.write_line(
                     f"  look: termsim diff {info['passed'][0]} {info['failed'][0]}")
+
+    def _golden_summary(self, terminalreporter: Any) -> None:
+        counts = Counter(self.goldens.values())
+        changed = [f"{counts[k]} {k}" for k in ("written", "updated") if counts[k]]
+        if changed:
+            terminalreporter.write_line(f"termsim goldens: {', '.join(changed)}, "
+                                        f"{counts['matched']} unchanged (--termsim-update)")
+        for path in self._unused():
+            terminalreporter.write_line(f"termsim golden not used by any test: {path}")
+
+    def _unused(self) -> list[str]:
+        """Goldens in the .screens directories of the test files that ran
+        that no test used. Only for runs of whole files (no -k, -m or
+        node ids), where every test that could use them ran."""
+        option = self.config.option
+        if getattr(option, "keyword", "") or getattr(option, "markexpr", "") or any(
+                "::" in str(arg) for arg in self.config.args):
+            return []
+        root = Path(str(self.config.rootpath))
+        used = {os.path.realpath(p) for p in self.goldens}
+        out = []
+        for test_file in sorted(self.test_files):
+            path = root / test_file
+            screens = path.parent / f"{path.stem}.screens"
+            for golden in sorted(screens.glob("*.screen")):
+                if os.path.realpath(golden) not in used:
+                    out.append(str(_relative(golden, self.config)))
+        return out
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -34,6 +34,8 @@ ONE_OF_EACH: list[events.Event] = [
     events.WaitStarted(0.71, 2, "text 'y' in the screen", "input #3 (key enter) at 0.260 s",
                        0.5),
     events.WaitEnded(0.8, 1, "matched"),
+    events.ScreenCompared(0.81, 2, "screen 4x1\n|abcd|\n", "screen 4x1\n|abce|\n"),
+    events.ScreenCompared(0.82, 2, "|x|\n", "|y|\n", golden="t.screens/a__b.screen"),
     events.Note(0.9, "checkpoint"),
     events.Warned(1.0, "keys sent while cooked"),
     events.Exit(1.1, -9),
