@@ -38,6 +38,7 @@ from . import events
 from ._asciicast import export_asciicast, import_asciicast, read_asciicast
 from ._diff import SessionDiff, diff
 from ._driver import Driver
+from ._emulation import Emulation
 from ._engine import Mark
 from ._errors import (
     ArgumentError,
@@ -89,6 +90,7 @@ __all__ = [
     "CursorAfter",
     "CursorAt",
     "Driver",
+    "Emulation",
     "Event",
     "GoldenMissing",
     "InputReady",

@@ -26,6 +26,7 @@ from typing import Literal
 import anyio
 
 from ._driver import Driver
+from ._emulation import Emulation
 from ._engine import Engine, Mark
 from ._errors import SessionClosed, TermsimError, surface, surface_sync
 from ._hooks import recording_path_for, substitute_for
@@ -67,7 +68,7 @@ class Session(Driver):
         record: str | os.PathLike[str] | Literal[False] | None = None,
         redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
         timeout: float = 10.0, stall: float | None = None, inotify: bool = True,
-        cell_size: tuple[int, int] = (10, 20),
+        cell_size: tuple[int, int] = (10, 20), emulation: Emulation | None = None,
     ) -> None:
         super().__init__(timeout=timeout, stall=stall)
         self.argv = list(argv)
@@ -86,7 +87,7 @@ class Session(Driver):
         #: How long after a lone Escape the next input waits (see ``press``).
         self.escape_delay = escape_delay
         self.terminal = Terminal(cols, rows, policy=_policy(cpr, policy), cell_size=cell_size,
-                                 term=self.env.get("TERM", term))
+                                 term=self.env.get("TERM", term), emulation=emulation)
         self._pty = PtySource(self.argv, cols=cols, rows=rows, env=self.env, cwd=self.cwd,
                               write_timeout=write_timeout, emit=self._emit, inotify=inotify,
                               cell_size=cell_size)
@@ -147,7 +148,7 @@ class Session(Driver):
                 self.record_path, redactor=self._redactor, argv=self.argv, cwd=self.cwd,
                 cols=self.terminal.cols, rows=self.terminal.rows, env=self.env,
                 policy=self.terminal.policy, on_failure=self._recording_failed,
-                cell_size=self._pty.cell_size,
+                cell_size=self._pty.cell_size, emulation=self.terminal.emulation.to_header(),
             )
             self.listeners.insert(0, self._recorder)
             self.engine.recording = self.record_path
@@ -269,6 +270,7 @@ def spawn(
     record: str | os.PathLike[str] | Literal[False] | None = None,
     redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
     timeout: float = 10.0, stall: float | None = None, cell_size: tuple[int, int] = (10, 20),
+    emulation: Emulation | None = None,
 ) -> Session:
     """Start ``argv`` in a pseudo-terminal of ``cols`` x ``rows``.
 
@@ -303,7 +305,8 @@ def spawn(
     ``timeout=`` wins); ``stall``: the default ``stall=`` of its waits.
     ``cell_size``: a cell's (width, height) in pixels, for the programs that
     ask (``CSI 14 t``, ``CSI 16 t``, the PTY's pixel size): image viewers,
-    sixel and kitty graphics.
+    sixel and kitty graphics. ``emulation``: where terminals disagree, which
+    way termsim goes (:class:`termsim.Emulation`; xterm's by default).
     """
     args = check_argv(argv)
     substitute = substitute_for(args, {"timeout": timeout, "stall": stall, "cols": cols,
@@ -314,5 +317,5 @@ def spawn(
         args, cols=cols, rows=rows, env=env, cwd=cwd, cpr=cpr, policy=policy, term=term,
         escape_delay=escape_delay, write_timeout=write_timeout, record=record,
         redact=redact, mask_hidden_input=mask_hidden_input, timeout=timeout, stall=stall,
-        cell_size=cell_size,
+        cell_size=cell_size, emulation=emulation,
     )

@@ -205,7 +205,11 @@ class Parser:
             end = prefix.end() if prefix is not None else i + 2
             if end >= n:
                 return -1
-            if data[end] in _EMBEDDED:
+            if data[end] in _EMBEDDED or "0" <= data[end] <= "?":
+                # A parameter after an intermediate (``ESC [ * 2 ;``) puts the
+                # sequence in the VT500 parser's "CSI ignore" state: it is
+                # consumed up to its final byte (CAN and SUB abort it), never
+                # printed. The slow path does both.
                 return self._with_controls(data, i)
             # A byte that cannot continue a CSI: drop the sequence, and let the
             # byte itself (ESC, CAN, SUB, or text) be processed normally.
@@ -260,7 +264,7 @@ class Parser:
             end = prefix.end() if prefix is not None else i + 1
             if end >= len(data):
                 return -1
-            if data[end] in _EMBEDDED:
+            if data[end] in _EMBEDDED or "0" <= data[end] <= "?":
                 return self._with_controls(data, i)
             h.garbage("malformed CSI")
             return end

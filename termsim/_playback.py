@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from ._emulation import Emulation
 from ._recording import Recording
 from ._snapshot import Snapshot
 from ._terminal import QUERY_KINDS, Policy, Terminal
@@ -70,7 +71,8 @@ def terminal_for(recording: Recording) -> Terminal:
     cell_size = (int(cell[0]), int(cell[1])) if isinstance(cell, list) and len(cell) == 2 \
         else (10, 20)
     return Terminal(recording.cols, recording.rows, policy=recorded_policy(header),
-                    cell_size=cell_size, term=str(header.get("term") or "xterm-256color"))
+                    cell_size=cell_size, term=str(header.get("term") or "xterm-256color"),
+                    emulation=Emulation.from_header(header.get("emulation")))
 
 
 class Playback:

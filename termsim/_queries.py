@@ -47,7 +47,7 @@ from pyte import graphics as g
 from pyte import modes as mo
 from pyte.screens import Char
 
-from ._screen import TermScreen
+from ._screen import Protected, TermScreen
 
 
 class Request(NamedTuple):
@@ -221,7 +221,7 @@ def _decrqss(screen: TermScreen, request: Request) -> str:
     elif setting == " q":
         value = f"{screen.cursor_shape or 1} q"  # 0 is "the default": a blinking block
     elif setting == '"q':
-        value = '0"q'  # DECSCA: characters are never protected (termsim keeps no flag)
+        value = '1"q' if isinstance(screen.cursor.attrs, Protected) else '0"q'  # DECSCA
     else:
         return "\x1bP0$r\x1b\\"
     return f"\x1bP1$r{value}\x1b\\"

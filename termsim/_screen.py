@@ -41,6 +41,14 @@ What this subclass changes, and why:
     consume the saved state, and restores origin mode but not autowrap;
   - DECSTBM homes the cursor (origin-aware), ``CSI r`` included; CUP/VPA
     under origin mode clamp to the margins instead of being ignored;
+  - BS and CUB from a pending wrap start at the last column (xterm, VTE,
+    alacritty; tmux and kitty start past it: ``Emulation``);
+  - DECCOLM clears and homes without resizing; DECSCNM (the visual bell)
+    inverts every cell and inverts it back, where pyte wipes reverse video;
+  - selective erase (DECSCA, DECSED, DECSEL) leaves protected cells
+    (``Protected``); tab stops survive a resize; the UK set, DECST8C;
+  - undecodable input is one U+FFFD per maximal invalid subpart, and REP
+    repeats a character with its combining marks;
   - 47 and 1047 switch buffers without clearing on entry, 1047 clears the
     alternate buffer on exit, 1049 saves the cursor (as DECSC) and clears;
     1048 is DECSC/DECRC.
@@ -54,6 +62,7 @@ buffer); read apart, they would hide how they depend on each other.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import defaultdict, deque
 from collections.abc import Mapping
@@ -80,10 +89,6 @@ _SHORT_RUN = 8
 #: Rows kept after they scroll off the top, for transcripts (the oldest go).
 HISTORY_ROWS = 1_000
 
-def _new_buffer(default: Char) -> defaultdict[int, StaticDefaultDict[int, Char]]:
-    return defaultdict(lambda: StaticDefaultDict(default))
-
-
 class TermScreen(pyte.Screen):
     """The screen state behind a :class:`termsim.Terminal`; not public API."""
 
@@ -102,6 +107,11 @@ class TermScreen(pyte.Screen):
         self.cell_size = (10, 20)
         #: The ``TERM`` the program was given: XTGETTCAP's ``TN``.
         self.term_name = "xterm-256color"
+        #: BS and CUB from a pending wrap count from the column past the
+        #: last (tmux, kitty), not from the last (xterm): ``Emulation``.
+        self.backspace_past_edge = False
+        #: Erase only unprotected cells: DECSED/DECSEL in progress.
+        self.selective = False
         #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
         self._saved: list[_Saved | None] = [None, None]
         #: Rows that scrolled off the top of the primary screen, newest last
@@ -114,7 +124,8 @@ class TermScreen(pyte.Screen):
         # pyte's factory builds each new row through typing's generic alias
         # (``StaticDefaultDict[int, Char](...)``), slow on every scroll.
         self.buffer = defaultdict(self._new_line)
-        self._other_buffer = _new_buffer(self.default_char)
+        self._other_buffer: defaultdict[int, StaticDefaultDict[int, Char]] = defaultdict(
+            self._new_line)
 
     @property
     def default_char(self) -> Char:
@@ -131,7 +142,7 @@ class TermScreen(pyte.Screen):
         super().reset()
         if getattr(self, "alternate", False):
             self.alternate = False
-        self._other_buffer = _new_buffer(self.default_char)
+        self._other_buffer = defaultdict(self._new_line)
         self._saved = [None, None]
         self.cursor_shape = 0
         self.application_keypad = False
@@ -152,6 +163,7 @@ class TermScreen(pyte.Screen):
         self.g0_charset = _LAT1
         self.g1_charset = pyte.charsets.VT100_MAP
         self.select_graphic_rendition(0)
+        self.set_protection(0)
         self._saved[self.alternate] = None
 
     # -- drawing -------------------------------------------------------------
@@ -197,7 +209,7 @@ class TermScreen(pyte.Screen):
                 # colour output draws each character in its own colour, so
                 # the table is only made when they come a second time.
                 self._single = attrs
-                glyphs = {data: _new_tuple(Char, (data, *attrs[1:]))}
+                glyphs = {data: _new_tuple(type(attrs), (data, *attrs[1:]))}
             else:
                 glyphs = self._glyph_table(attrs)
         buffer = self.buffer
@@ -239,9 +251,9 @@ class TermScreen(pyte.Screen):
     def _draw_slow(self, data: str) -> None:
         columns = self.columns
         cursor = self.cursor
+        if _UNDECODED.search(data):
+            data = _UNDECODED.sub(_replacement, data)
         for char in data:
-            if "\ud800" <= char <= "\udfff":  # undecodable byte
-                char = "\ufffd"
             width = wcwidth(char)
             if width <= 0:
                 if unicodedata.combining(char) or width == 0:
@@ -297,6 +309,8 @@ class TermScreen(pyte.Screen):
             x -= 1  # the stub of a wide character: combine with its left half
         last = line[x]
         line[x] = last._replace(data=unicodedata.normalize("NFC", last.data + char))
+        # REP repeats the whole character, marks included.
+        self.last_char = line[x].data
         self.dirty.add(y)
 
     def repeat_last(self, count: int | None = None) -> None:
@@ -334,6 +348,17 @@ class TermScreen(pyte.Screen):
         line = buffer.get(y)
         blank = self._blank()
         self.dirty.add(y)
+        if self.selective:
+            if line is not None:
+                for x in [x for x, cell in line.items()
+                          if start <= x < stop and type(cell) is not Protected]:
+                    if blank is None:
+                        del line[x]
+                    else:
+                        line[x] = blank
+            if blank is not None:
+                buffer[y].update((x, blank) for x in range(start, stop) if x not in buffer[y])
+            return
         if line is not None:
             if start > 0 and _is_stub(line.get(start)):
                 start -= 1
@@ -351,6 +376,10 @@ class TermScreen(pyte.Screen):
             buffer[y].update(dict.fromkeys(range(start, stop), blank))
 
     def _erase_rows(self, rows: range) -> None:
+        if self.selective:
+            for y in rows:
+                self._erase_cells(y, 0, self.columns)
+            return
         blank = self._blank()
         buffer = self.buffer
         for y in rows:
@@ -396,6 +425,25 @@ class TermScreen(pyte.Screen):
             self._erase_rows(range(y))
         else:
             self._erase_rows(range(self.lines))
+
+    def selective_erase(self, in_display: bool, how: int) -> None:
+        """DECSED (``CSI ? Ps J``) and DECSEL (``CSI ? Ps K``): as ED and EL,
+        but cells drawn under DECSCA 1 stay (xterm's ``do_erase_display``
+        with ``DEC_PROTECT``). ED and EL themselves erase protected cells, as
+        in xterm."""
+        self.selective = True
+        try:
+            (self.erase_in_display if in_display else self.erase_in_line)(how)
+        finally:
+            self.selective = False
+
+    def set_protection(self, mode: int) -> None:
+        """DECSCA (``CSI Ps " q``): 1 protects what is drawn next from
+        selective erase; 0 and 2 do not."""
+        attrs = self.cursor.attrs
+        kind = Protected if mode == 1 else Char
+        if type(attrs) is not kind:
+            self.cursor.attrs = tuple.__new__(kind, attrs)
 
     def erase_characters(self, count: int | None = None) -> None:
         """ECH (``CSI n X``)."""
@@ -613,11 +661,16 @@ class TermScreen(pyte.Screen):
     # -- cursor movement (xterm's cursor.c) -------------------------------------------
 
     def cursor_back(self, count: int | None = None) -> None:
-        """CUB and BS. A pending wrap counts as the column past the last, so
-        one step back lands on the last column (tmux, vt100-rust; pyte and
-        xterm go one further)."""
+        """CUB and BS. From a pending wrap the cursor is on the last column
+        (xterm's ``do_wrap`` flag), so one step back lands left of it, as in
+        xterm, VTE, alacritty, libvterm and pyte; tmux and kitty (and
+        vt100-rust) keep the cursor past the last column and land on it:
+        ``Emulation(backspace_at_wrap="tmux")``."""
         cursor = self.cursor
-        cursor.x = max(0, min(cursor.x, self.columns) - (count or 1))
+        x = cursor.x
+        if x >= self.columns:
+            x = self.columns if self.backspace_past_edge else self.columns - 1
+        cursor.x = max(0, x - (count or 1))
 
     def cursor_up(self, count: int | None = None) -> None:
         """CUU: stops at the top margin, or at the top row from above it."""
@@ -713,6 +766,10 @@ class TermScreen(pyte.Screen):
         last = self.columns - 1
         self.cursor.x = min(min((s for s in self.tabstops if s > x), default=last), last)
 
+    def default_tab_stops(self) -> None:
+        """DECST8C (``CSI ? 5 W``): a stop every eight columns, as at start."""
+        self.tabstops = set(range(8, self.columns, 8))
+
     def tab_forward(self, count: int | None = None) -> None:
         """CHT (``CSI n I``)."""
         for _ in range(min(count or 1, self.columns)):
@@ -734,10 +791,7 @@ class TermScreen(pyte.Screen):
                     self._enter_alternate(mode << 5)
                 elif mode << 5 == SAVE_CURSOR_1048:
                     self.save_cursor()
-            if mo.DECCOLM >> 5 in modes:
-                # xterm ignores 80/132 switching unless allowed (c132), and a
-                # test harness must not change the size behind the PTY's back.
-                modes = tuple(m for m in modes if m != mo.DECCOLM >> 5)
+            modes = self._column_mode(self._screen_reverse(modes, True))
         super().set_mode(*modes, **kwargs)
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
@@ -748,8 +802,50 @@ class TermScreen(pyte.Screen):
                     self._leave_alternate(mode << 5)
                 elif mode << 5 == SAVE_CURSOR_1048:
                     self.restore_cursor()
-            modes = tuple(m for m in modes if m != mo.DECCOLM >> 5)
+            modes = self._column_mode(self._screen_reverse(modes, False))
         super().reset_mode(*modes, **kwargs)
+
+    def _screen_reverse(self, modes: tuple[int, ...], on: bool) -> tuple[int, ...]:
+        """DECSCNM (``CSI ? 5 h``/``l``, terminfo ``flash``: readline's
+        visible bell, vim's ``visualbell``) inverts the whole screen. Cells
+        hold what is shown, so entering and leaving the mode flips reverse on
+        every cell and on the current attributes: a round trip gives every
+        cell back. pyte sets reverse on entry and clears it on exit, wiping
+        the reverse video the program drew. Returns the other modes."""
+        if mo.DECSCNM >> 5 not in modes:
+            return modes
+        if (mo.DECSCNM in self.mode) != on:
+            if on:
+                self.mode.add(mo.DECSCNM)
+            else:
+                self.mode.discard(mo.DECSCNM)
+            default = self.default_char
+            for buffer in (self.buffer, self._other_buffer):
+                for line in buffer.values():
+                    line.default = default
+                    for x, cell in line.items():
+                        line[x] = cell._replace(reverse=not cell.reverse)
+            cursor = self.cursor
+            cursor.attrs = cursor.attrs._replace(reverse=not cursor.attrs.reverse)
+            self._saved = [s and s._replace(attrs=s.attrs._replace(reverse=not s.attrs.reverse))
+                           for s in self._saved]
+            self._glyphs.clear()
+            self._blanks.clear()
+            self.dirty.update(range(self.lines))
+        return tuple(m for m in modes if m != mo.DECSCNM >> 5)
+
+    def _column_mode(self, modes: tuple[int, ...]) -> tuple[int, ...]:
+        """DECCOLM (``CSI ? 3 h``/``l``) clears the screen and homes the
+        cursor, as xterm (when column switching is allowed), tmux and
+        alacritty do. The width stays, because a test harness must not change
+        the size behind the PTY's back, and so do the margins (xterm resets
+        them only through the resize; tmux keeps them). Returns the other
+        modes (pyte would resize to 132 columns)."""
+        if mo.DECCOLM >> 5 not in modes:
+            return modes
+        self._erase_rows(range(self.lines))
+        self.cursor_position()  # home, origin-aware (xterm's CursorSet)
+        return tuple(m for m in modes if m != mo.DECCOLM >> 5)
 
     def switch_flags(self, modes: frozenset[int], on: bool) -> None:
         """Set or reset private modes (shifted, as in ``mode``) that are only
@@ -819,8 +915,12 @@ class TermScreen(pyte.Screen):
                 for line in buffer.values():
                     for x in [x for x in line if x >= columns]:
                         del line[x]
+        # Tab stops set by the program (``tabs -4``) stay; only new columns
+        # get the default stops, every eight (xterm, tmux).
+        old = self.columns
+        self.tabstops = {s for s in self.tabstops if s < columns} | {
+            s for s in range(8, columns, 8) if s >= old}
         self.lines, self.columns = lines, columns
-        self.tabstops = {s for s in self.tabstops if s < columns} | set(range(8, columns, 8))
         self.margins = None
         self.cursor.x = min(self.cursor.x, columns)
         self.cursor.y = min(self.cursor.y, lines - 1)
@@ -831,17 +931,29 @@ class TermScreen(pyte.Screen):
         # into arrows and a block; DEC Special Graphics (and xterm) only
         # replace 0x5f..0x7e.
         super().define_charset(code, mode)
-        if code == "0":
+        special = {"0": _DEC_SPECIAL, "A": _UK}.get(code)
+        if special is not None:
             if mode == "(":
-                self.g0_charset = _DEC_SPECIAL
+                self.g0_charset = special
             elif mode == ")":
-                self.g1_charset = _DEC_SPECIAL
+                self.g1_charset = special
 
     def bell(self, *args: Any) -> None:
         pass
 
 
 _LAT1 = pyte.charsets.LAT1_MAP
+#: Undecodable bytes, as ``surrogateescape`` hands them over (one per byte).
+_UNDECODED = re.compile("[\udc80-\udcff]+")
+
+
+def _replacement(run: re.Match[str]) -> str:
+    """One U+FFFD per maximal invalid subpart (Unicode's "U+FFFD
+    substitution of maximal subparts", as WHATWG and xterm do), not one per
+    byte: ``E2 82`` cut short is one. The decoder only gives up on a subpart
+    once the byte after it is known, so a run never splits one, whatever the
+    chunks; CPython's ``replace`` handler applies the same rule."""
+    return run.group().encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 _BLANK = Char(" ", "default", "default", reverse=False)
 _REVERSE_BLANK = Char(" ", "default", "default", reverse=True)
 _new_tuple = tuple.__new__
@@ -849,6 +961,8 @@ _new_tuple = tuple.__new__
 #: right half of a wide character.
 _NO_CELL = Char(" ")
 _DEC_SPECIAL = _LAT1[:0x5F] + pyte.charsets.VT100_MAP[0x5F:0x7F] + _LAT1[0x7F:]
+#: The UK national set (``ESC ( A``): ASCII with a pound sign for ``#``.
+_UK = _LAT1[:0x23] + "£" + _LAT1[0x24:]
 
 
 class _Glyphs(dict[str, Char]):
@@ -858,11 +972,31 @@ class _Glyphs(dict[str, Char]):
     def __init__(self, attrs: Char) -> None:
         super().__init__()
         self._style = attrs[1:]  # every field after ``data``
+        self._type = type(attrs)  # Char, or Protected (DECSCA)
 
     def __missing__(self, ch: str) -> Char:
         # ``attrs._replace(data=ch)``, without its keyword handling.
-        glyph = self[ch] = _new_tuple(Char, (ch, *self._style))
+        glyph = self[ch] = _new_tuple(self._type, (ch, *self._style))
         return glyph
+
+
+class Protected(Char):
+    """A cell (or pen) drawn after DECSCA 1 (``CSI 1 " q``): selective erase
+    (DECSED ``CSI ? J``, DECSEL ``CSI ? K``) leaves it. A subclass rather
+    than a field, so that pyte's ``Char`` keeps its shape for everything
+    else; it compares unequal to the same unprotected cell, so caches keyed
+    by attributes keep the two apart."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Protected and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((Protected, tuple(self)))
 
 
 class _Saved(NamedTuple):

@@ -128,7 +128,9 @@ def _sgr_changes(
         i += 1
         field = _SGR_FIELDS.get(code)
         if field is not None:
-            changes[field[0]] = field[1]
+            # Under DECSCNM a cell holds what is shown (screen reverse XOR
+            # SGR 7), so that leaving the mode gives every cell back.
+            changes[field[0]] = field[1] != reverse if field[0] == "reverse" else field[1]
         elif code == 0:
             changes.update(_SGR_RESET[reverse])
         elif code not in (38, 48):
@@ -158,7 +160,8 @@ def true_colour(params: str) -> bool:
 
 def _replaced(attrs: Char, changes: Mapping[str, object]) -> Char:
     """``attrs._replace(**changes)`` in one pass of C code (every new colour)."""
-    return tuple.__new__(Char, map(changes.get, Char._fields, attrs))
+    # type(attrs): a protected pen (DECSCA) stays protected.
+    return tuple.__new__(type(attrs), map(changes.get, Char._fields, attrs))
 
 
 class Sgr:

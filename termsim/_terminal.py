@@ -46,6 +46,7 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Char
 
+from ._emulation import Emulation
 from ._parser import Parser
 from ._queries import (
     KINDS,
@@ -121,6 +122,7 @@ class Terminal:
     def __init__(
         self, cols: int = 80, rows: int = 24, *, policy: Mapping[str, Policy] | None = None,
         cell_size: tuple[int, int] = (10, 20), term: str = "xterm-256color",
+        emulation: Emulation | None = None,
     ) -> None:
         if cols < 1 or rows < 1:
             raise ValueError(f"a terminal needs at least 1x1 cells, not {cols}x{rows}")
@@ -142,6 +144,9 @@ class Terminal:
         self._screen = TermScreen(cols, rows)
         self._screen.cell_size = (int(cell_size[0]), int(cell_size[1]))
         self._screen.term_name = term
+        #: Where terminals disagree, which way this one goes.
+        self.emulation = emulation or Emulation()
+        self._screen.backspace_past_edge = self.emulation.backspace_at_wrap == "tmux"
         self._dispatch = _Dispatch(self)
         self._parser = Parser(self._dispatch)
         self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
@@ -443,6 +448,8 @@ class _Dispatch:
             "l": whole(self._reset_ansi_modes), "r": self._margins,
             "S": whole(self._scroll_up), "T": whole(self._scroll_down),
             "b": one(s.repeat_last), "Z": one(s.tab_backward), "I": one(s.tab_forward),
+            # HPB and VPB: ECMA-48's backward moves, CUB and CUU in xterm.
+            "j": one(s.cursor_back), "k": one(s.cursor_up),
             "s": bare(s.save_cursor), "u": bare(s.restore_cursor),
         }
 
@@ -488,6 +495,8 @@ class _Dispatch:
                 return partial(s.set_cursor_shape, a[0] if a else 0)
             if inter == "!" and final == "p":
                 return s.soft_reset
+            if inter == '"' and final == "q" and not private:
+                return partial(s.set_protection, (_ints(params) or [0])[0])
             return None
         if not private:
             if final == "m":
@@ -503,7 +512,9 @@ class _Dispatch:
                 return partial(self._private_modes, modes, on)
             if final in ("J", "K"):
                 how = (_ints(params) or [0])[0]
-                return partial(s.erase_in_display if final == "J" else s.erase_in_line, how)
+                return partial(s.selective_erase, final == "J", how)
+            if final == "W" and _ints(params) == [5]:
+                return s.default_tab_stops  # DECST8C
         return None
 
     def _csi_other(self, private: str, params: str, inter: str, final: str, index: int) -> None:
@@ -515,7 +526,7 @@ class _Dispatch:
             self.term._ask(Request(kind, text, tuple(a), private), index)
         elif inter:
             if (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
-                # DECSCA (protection), DECIC/DECDC (column editing) included.
+                # DECIC/DECDC (column editing) included.
                 self.term.unknown[f"CSI {private}{inter}{final}"] += 1
         elif private:  # XTSAVE/XTRESTORE (?s, ?r) included: modes are not saved
             if final not in _SILENT_PRIVATE_FINALS.get(private, "u"):
@@ -542,7 +553,7 @@ class _Dispatch:
                 self.term._ask(Request("da1", "\x1bZ"), index)
             elif final != "\\":  # a stray ST is harmless
                 self.term.unknown[f"ESC {final}"] += 1
-        elif inter in ("(", ")") and final in pyte.charsets.MAPS:
+        elif inter in ("(", ")") and (final in pyte.charsets.MAPS or final == "A"):
             s.define_charset(final, inter)
         elif inter == "#" and final == "8":
             s.alignment_display()

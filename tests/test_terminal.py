@@ -512,15 +512,17 @@ def test_SGR_sets_what_pyte_sets(sequences: list[list[int]], reverse_video: bool
     # termsim's SGR (termsim/_sgr.py) is a memoised port of pyte's
     # select_graphic_rendition: each sequence, applied twice (the memos and
     # the per-sequence shortcut), must leave the pen as pyte leaves it.
+    # Under DECSCNM the pen holds what is shown: pyte's reverse, inverted.
     term = Terminal(COLS, ROWS)
     screen = pyte.Screen(COLS, ROWS)
-    if reverse_video:  # DECSCNM: SGR 0 resets to reverse video
+    if reverse_video:
         term.feed(b"\x1b[?5h")
-        screen.set_mode(5, private=True)
     for values in sequences + sequences:
         term.feed(b"\x1b[" + ";".join(map(str, values)).encode() + b"m")
         screen.select_graphic_rendition(*values)
-        assert term._screen.cursor.attrs == screen.cursor.attrs, values
+        pen = screen.cursor.attrs
+        shown = pen._replace(reverse=pen.reverse != reverse_video)
+        assert term._screen.cursor.attrs == shown, values
 
 
 def test_DCS_body_is_swallowed_and_logged() -> None:
@@ -754,7 +756,14 @@ def test_utf8_every_split() -> None:
     [
         (b"a\xffb", "a\ufffdb"),
         (b"\xc3(x", "\ufffd(x"),
-        (b"\xe4\xbdX", "\ufffd\ufffdX"),
+        # One U+FFFD per maximal invalid subpart (Unicode, WHATWG, xterm),
+        # not per byte, so the rest of the line does not shift.
+        (b"\xe4\xbdX", "\ufffdX"),
+        (b"\xf0\x9f\x98!", "\ufffd!"),
+        (b"\xed\xa0\x80.", "\ufffd\ufffd\ufffd."),  # a surrogate: ED takes 80-9F only
+        (b"\xe0\x80\x80.", "\ufffd\ufffd\ufffd."),  # overlong: E0 takes A0-BF only
+        (b"\xf4\x90\x80\x80.", "\ufffd\ufffd\ufffd\ufffd."),  # past U+10FFFF
+        (b"\xe2\x82\xe2\x82\xac", "\ufffd€"),
         (b"\x80\x80ok", "\ufffd\ufffdok"),
     ],
 )
@@ -765,7 +774,7 @@ def test_utf8_invalid_bytes_are_replacement_characters(data: bytes, expected: st
 
 def test_utf8_truncated_sequence_then_a_query() -> None:
     term, replies = feed_split(b"\xe4\xbd\x1b[6n")
-    assert replies == b"\x1b[1;3R"
+    assert replies == b"\x1b[1;2R"  # one U+FFFD for the two bytes
     assert [q.offset for q in term.queries] == [2]
 
 
