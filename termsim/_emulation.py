@@ -24,14 +24,25 @@ class Emulation:
     vttest's expectations have it (the cursor is *on* the last column,
     with a flag). ``"tmux"``: the last column, as tmux and kitty have it
     (the cursor is *past* the last column).
+
+    ``graphemes``: draw each grapheme cluster in one cell, as terminals
+    with mode 2027 do (kitty, WezTerm, foot, contour, Ghostty): a ZWJ emoji
+    family, a flag (two regional indicators) or an emoji with a skin tone is
+    one two-column character, and VS16 makes a text character two columns
+    wide. Off by default, as in xterm, VTE and tmux, which give each code
+    point its own width (a family is then 8 columns). DECRQM 2027 reports it
+    as permanently set.
     """
 
     backspace_at_wrap: Literal["xterm", "tmux"] = "xterm"
+    graphemes: bool = False
 
     def __post_init__(self) -> None:
         if self.backspace_at_wrap not in ("xterm", "tmux"):
             raise ValueError(
                 f'backspace_at_wrap is "xterm" or "tmux", not {self.backspace_at_wrap!r}')
+        if not isinstance(self.graphemes, bool):
+            raise ValueError(f"graphemes is True or False, not {self.graphemes!r}")
 
     def to_header(self) -> dict[str, Any]:
         """The options that differ from the defaults, for a recording's header."""

@@ -111,6 +111,8 @@ def _tracked(key: int) -> Callable[[TermScreen], int]:
 MODE_REPORTS: Mapping[tuple[bool, int], Callable[[TermScreen], int]] = {
     **{(True, mode): _tracked(mode << 5) for mode in KNOWN_PRIVATE_MODES},
     **{(True, mode): (lambda screen: 4) for mode in UNOFFERED_PRIVATE_MODES},
+    # Emulation(graphemes=True): clustering is always on, "permanently set".
+    (True, 2027): lambda screen: 3 if screen.graphemes else 4,
     **{(False, mode): _tracked(mode) for mode in KNOWN_ANSI_MODES},
 }
 

@@ -110,6 +110,8 @@ class TermScreen(pyte.Screen):
         #: BS and CUB from a pending wrap count from the column past the
         #: last (tmux, kitty), not from the last (xterm): ``Emulation``.
         self.backspace_past_edge = False
+        #: Draw grapheme clusters in one cell (mode 2027): ``Emulation``.
+        self.graphemes = False
         #: Erase only unprotected cells: DECSED/DECSEL in progress.
         self.selective = False
         #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
@@ -253,7 +255,10 @@ class TermScreen(pyte.Screen):
         cursor = self.cursor
         if _UNDECODED.search(data):
             data = _UNDECODED.sub(_replacement, data)
+        graphemes = self.graphemes
         for char in data:
+            if graphemes and self._extends_cluster(char):
+                continue
             width = wcwidth(char)
             if width <= 0:
                 if unicodedata.combining(char) or width == 0:
@@ -279,6 +284,41 @@ class TermScreen(pyte.Screen):
                 line[x + 1] = cursor.attrs._replace(data="")
             cursor.x = min(x + width, columns)
             self.dirty.add(cursor.y)
+
+    def _extends_cluster(self, char: str) -> bool:
+        """With grapheme clustering: add ``char`` to the cell before the
+        cursor when it continues that cell's cluster (after a ZWJ, a skin
+        tone, the second regional indicator of a flag, a variation
+        selector); VS16 makes a one-column character two columns wide when
+        there is room. Returns whether ``char`` was used so."""
+        x, y = self.cursor.x, self.cursor.y
+        if x == 0:
+            return False
+        line = self.buffer[y]
+        x = min(x, self.columns) - 1
+        if line.get(x) is not None and line[x].data == "" and x > 0:
+            x -= 1  # the right half of a wide character
+        cell = line.get(x)
+        if cell is None or not cell.data:
+            return False
+        text = cell.data
+        joins = (
+            text[-1] == "\u200d"  # ZWJ: the next character joins the cluster
+            or "\U0001f3fb" <= char <= "\U0001f3ff"  # skin tone
+            or (_is_regional(char) and len(text) == 1 and _is_regional(text))
+            or char in "\ufe0e\ufe0f"
+        )
+        if not joins:
+            return False
+        line[x] = cell._replace(data=text + char)
+        self.last_char = text + char
+        self.dirty.add(y)
+        if char == "\ufe0f" and wcwidth(text[0]) == 1 and x + 1 < self.columns:
+            # Emoji presentation: the character takes two columns.
+            self._unsplit(line, x + 1, left=False)
+            line[x + 1] = cell._replace(data="")
+            self.cursor.x = min(x + 2, self.columns)
+        return True
 
     def _unsplit(self, line: StaticDefaultDict[int, Char], x: int, left: bool = True) -> None:
         """Blank the orphaned half when a wide character is partly overwritten."""
@@ -1009,6 +1049,11 @@ class _Saved(NamedTuple):
     g1: str
     charset: int
     origin: bool
+
+
+def _is_regional(char: str) -> bool:
+    """Whether ``char`` is a regional indicator (two make a flag)."""
+    return "\U0001f1e6" <= char <= "\U0001f1ff"
 
 
 def _is_stub(cell: Char | None) -> bool:

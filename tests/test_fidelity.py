@@ -11,6 +11,7 @@ how the output was cut into reads.
 from __future__ import annotations
 
 import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,37 @@ async def test_the_emulation_is_recorded_and_replayed(tmp_path: Path) -> None:
     async with termsim.replay(path) as replayed:
         await replayed.wait_exit()
         assert replayed.screen.lines == live
+
+
+# -- grapheme clusters (mode 2027), an option ------------------------------------------
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # man ZWJ woman ZWJ girl
+
+
+@pytest.mark.parametrize(
+    ("text", "clustered", "per_code_point"),
+    [
+        (FAMILY, 2, 6),
+        ("\U0001f1eb\U0001f1f7", 2, 4),  # a flag: two regional indicators
+        ("\U0001f44d\U0001f3fd", 2, 4),  # thumbs up, a skin tone
+        ("\u2764\ufe0f", 2, 1),  # VS16: emoji presentation, two columns
+        ("e\u0301", 1, 1),  # a combining mark: one cell either way
+    ],
+)
+def test_graphemes_draws_a_cluster_in_one_cell(
+    text: str, clustered: int, per_code_point: int,
+) -> None:
+    for emulation, width in [(Emulation(graphemes=True), clustered), (None, per_code_point)]:
+        term = Terminal(20, 1, emulation=emulation)
+        term.feed((text + "|").encode())
+        assert term.screen.cursor.col == width + 1, (emulation, text)
+        assert term.screen.lines[0].rstrip().endswith("|")
+    clustered_term = Terminal(20, 1, emulation=Emulation(graphemes=True))
+    clustered_term.feed(text.encode())
+    assert clustered_term.screen.cell(0, 0).char == unicodedata.normalize("NFC", text)
+
+
+@pytest.mark.parametrize(("graphemes", "answer"), [(True, b"3"), (False, b"4")])
+def test_DECRQM_2027_says_whether_clusters_are_drawn(graphemes: bool, answer: bytes) -> None:
+    term = Terminal(20, 1, emulation=Emulation(graphemes=graphemes))
+    assert term.feed(b"\x1b[?2027$p") == b"\x1b[?2027;" + answer + b"$y"
