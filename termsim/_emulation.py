@@ -32,17 +32,24 @@ class Emulation:
     wide. Off by default, as in xterm, VTE and tmux, which give each code
     point its own width (a family is then 8 columns). DECRQM 2027 reports it
     as permanently set.
+
+    ``reflow``: when the width changes, rejoin the rows that text wrapped
+    across and cut them anew, as tmux, VTE, kitty, alacritty and iTerm2 do
+    (xterm does not). The primary screen and its history are rewrapped;
+    the alternate screen (full-screen programs redraw) is not.
     """
 
     backspace_at_wrap: Literal["xterm", "tmux"] = "xterm"
     graphemes: bool = False
+    reflow: bool = False
 
     def __post_init__(self) -> None:
         if self.backspace_at_wrap not in ("xterm", "tmux"):
             raise ValueError(
                 f'backspace_at_wrap is "xterm" or "tmux", not {self.backspace_at_wrap!r}')
-        if not isinstance(self.graphemes, bool):
-            raise ValueError(f"graphemes is True or False, not {self.graphemes!r}")
+        for name in ("graphemes", "reflow"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} is True or False, not {getattr(self, name)!r}")
 
     def to_header(self) -> dict[str, Any]:
         """The options that differ from the defaults, for a recording's header."""

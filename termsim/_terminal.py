@@ -148,6 +148,7 @@ class Terminal:
         self.emulation = emulation or Emulation()
         self._screen.backspace_past_edge = self.emulation.backspace_at_wrap == "tmux"
         self._screen.graphemes = self.emulation.graphemes
+        self._screen.reflow = self.emulation.reflow
         self._dispatch = _Dispatch(self)
         self._parser = Parser(self._dispatch)
         self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")

@@ -238,3 +238,48 @@ def test_graphemes_draws_a_cluster_in_one_cell(
 def test_DECRQM_2027_says_whether_clusters_are_drawn(graphemes: bool, answer: bytes) -> None:
     term = Terminal(20, 1, emulation=Emulation(graphemes=graphemes))
     assert term.feed(b"\x1b[?2027$p") == b"\x1b[?2027;" + answer + b"$y"
+
+
+# -- reflow on a width change, an option -------------------------------------------------
+# Expected screens as a tmux pane showed them after the same bytes and resize.
+
+PROMPT_AND_REPLY = b"$ echo abcdefghijklmno\r\nabcdefghijklmno\r\n$ "
+
+
+@pytest.mark.parametrize(
+    ("data", "size", "new_size", "expected"),
+    [
+        (PROMPT_AND_REPLY, (10, 4), (20, 4),
+         ["$ echo abcdefghijklm", "no", "abcdefghijklmno", "$ X"]),
+        (PROMPT_AND_REPLY, (10, 4), (6, 4), ["abcdef", "ghijkl", "mno", "$ X"]),
+        (b"0123456789", (10, 4), (5, 4), ["56789", "X", "", ""]),  # a pending wrap stays
+        ("ab中文字符xyz".encode(), (10, 4), (5, 4), ["文字", "符xyz", "X", ""]),
+        (b"".join(b"%02d-abcdefghijklmn\r\n" % i for i in range(6)) + b"$ ", (10, 4), (20, 4),
+         ["03-abcdefghijklmn", "04-abcdefghijklmn", "05-abcdefghijklmn", "$ X"]),
+        (b"abcdefghijklmno\x1b[?1049hfull\x1b[?1049l", (10, 4), (20, 4),
+         ["abcdefghijklmnoX", "", "", ""]),
+    ],
+)
+def test_reflow_rewraps_soft_wrapped_lines_as_tmux_does(
+    data: bytes, size: tuple[int, int], new_size: tuple[int, int], expected: list[str],
+) -> None:
+    term = Terminal(*size, emulation=Emulation(reflow=True))
+    term.feed(data)
+    term.resize(*new_size)
+    term.feed(b"X")
+    assert [line.rstrip() for line in term.screen.lines] == expected
+
+
+def test_without_reflow_a_resize_cuts_and_pads() -> None:
+    term = Terminal(10, 4)
+    term.feed(PROMPT_AND_REPLY)
+    term.resize(20, 4)
+    assert term.screen.lines[0].rstrip() == "no"
+
+
+def test_reflow_keeps_the_transcript_whole() -> None:
+    term = Terminal(10, 3, emulation=Emulation(reflow=True))
+    term.feed(b"".join(b"%d-abcdefghijkl\r\n" % i for i in range(4)) + b"$ ")
+    term.resize(5, 3)
+    term.resize(30, 3)
+    assert term.transcript().split() == [f"{i}-abcdefghijkl" for i in range(4)] + ["$"]
