@@ -154,6 +154,14 @@ class TermScreen(pyte.Screen):
         self.title_stack = []
         self._glyphs = {}
         self._blanks = {}
+        self._reset_g2_g3()
+
+    def _reset_g2_g3(self) -> None:
+        #: G2 and G3 (``ESC * F``, ``ESC + F``), invoked into GL by LS2/LS3
+        #: (``ESC n``/``ESC o``, ``charset`` 2 and 3) or for one character by
+        #: SS2/SS3 (``ESC N``/``ESC O``, ``single_shift``).
+        self.g2_charset = self.g3_charset = _LAT1
+        self.single_shift = 0
 
     def soft_reset(self) -> None:
         """DECSTR (``CSI ! p``): modes and attributes back, screen kept."""
@@ -166,6 +174,7 @@ class TermScreen(pyte.Screen):
         self.charset = 0
         self.g0_charset = _LAT1
         self.g1_charset = pyte.charsets.VT100_MAP
+        self._reset_g2_g3()
         self.select_graphic_rendition(0)
         self.set_protection(0)
         self._saved[self.alternate] = None
@@ -186,17 +195,27 @@ class TermScreen(pyte.Screen):
         The parser never passes C0/C1 controls here. Hot path, guarded by
         ``benchmarks/bench_feed.py``: ASCII goes a line segment at a time.
         """
-        if self.charset:
-            data = data.translate(self.g1_charset)
-        elif self.g0_charset is not _LAT1:
-            data = data.translate(self.g0_charset)
         if not data:
             return
+        if self.single_shift:
+            first = data[0].translate(self.g2_charset if self.single_shift == 2
+                                      else self.g3_charset)
+            self.single_shift = 0
+            data = first + self._in_gl(data[1:])
+        else:
+            data = self._in_gl(data)
         self.last_char = data[-1]
         if data.isascii() and mo.IRM not in self.mode:
             self._draw_ascii(data)
         else:
             self._draw_slow(data)
+
+    def _in_gl(self, data: str) -> str:
+        """``data`` through the character set invoked into GL (SI, SO, LS2,
+        LS3); G0 as ASCII costs nothing."""
+        table = (self.g0_charset, self.g1_charset, self.g2_charset,
+                 self.g3_charset)[self.charset]
+        return data if table is _LAT1 else data.translate(table)
 
     def _draw_ascii(self, data: str) -> None:
         """Printable ASCII, a line segment at a time, with shared ``Char``
@@ -771,7 +790,7 @@ class TermScreen(pyte.Screen):
         c = self.cursor
         self._saved[self.alternate] = _Saved(
             c.x, c.y, c.attrs, self.g0_charset, self.g1_charset, self.charset,
-            mo.DECOM in self.mode,
+            mo.DECOM in self.mode, self.g2_charset, self.g3_charset,
         )
 
     def restore_cursor(self) -> None:
@@ -784,10 +803,12 @@ class TermScreen(pyte.Screen):
             self.charset = 0
             self.g0_charset = _LAT1
             self.g1_charset = pyte.charsets.VT100_MAP
+            self._reset_g2_g3()
             cursor.attrs = self.default_char
             cursor.x = cursor.y = 0
             return
         self.g0_charset, self.g1_charset, self.charset = saved.g0, saved.g1, saved.charset
+        self.g2_charset, self.g3_charset = saved.g2, saved.g3
         if saved.origin:
             self.mode.add(mo.DECOM)
         else:
@@ -1058,13 +1079,18 @@ class TermScreen(pyte.Screen):
         # pyte's "0" is the Linux console's map, which also turns ``+,-.0``
         # into arrows and a block; DEC Special Graphics (and xterm) only
         # replace 0x5f..0x7e.
-        super().define_charset(code, mode)
-        special = {"0": _DEC_SPECIAL, "A": _UK}.get(code)
-        if special is not None:
-            if mode == "(":
-                self.g0_charset = special
-            elif mode == ")":
-                self.g1_charset = special
+        table = {"B": _LAT1, "0": _DEC_SPECIAL, "A": _UK}.get(code) \
+            or pyte.charsets.MAPS.get(code)
+        if table is None:
+            return
+        if mode == "(":
+            self.g0_charset = table
+        elif mode == ")":
+            self.g1_charset = table
+        elif mode == "*":
+            self.g2_charset = table
+        elif mode == "+":
+            self.g3_charset = table
 
     def bell(self, *args: Any) -> None:
         pass
@@ -1137,6 +1163,8 @@ class _Saved(NamedTuple):
     g1: str
     charset: int
     origin: bool
+    g2: str
+    g3: str
 
 
 def _is_regional(char: str) -> bool:

@@ -553,17 +553,21 @@ class _Dispatch:
                 s.application_keypad = False
             elif final == "Z":
                 self.term._ask(Request("da1", "\x1bZ"), index)
+            elif final in "no":  # LS2, LS3: G2 or G3 into GL until changed
+                s.charset = 2 if final == "n" else 3
+            elif final in "NO":  # SS2, SS3: G2 or G3 for the next character
+                s.single_shift = 2 if final == "N" else 3
             elif final != "\\":  # a stray ST is harmless
                 self.term.unknown[f"ESC {final}"] += 1
-        elif inter in ("(", ")") and (final in pyte.charsets.MAPS or final == "A"):
+        elif inter in ("(", ")", "*", "+") and (final in pyte.charsets.MAPS or final == "A"):
             s.define_charset(final, inter)
         elif inter == "#" and final == "8":
             s.alignment_display()
-        elif inter not in ("%", " ", "*", "+"):
-            # Unknown character sets, DEC double-size lines (ESC # 3..6)...
-            # ESC % (UTF-8 selection), ESC SP (C1 transmission, conformance
-            # level) and G2/G3 designations change nothing termsim shows
-            # (invoking G2/G3, ESC N/O/n/o, is counted above).
+        elif inter not in ("%", " "):
+            # Unknown character sets, DEC double-size lines (ESC # 3..6),
+            # counted so a wait's error shows them. ESC % (UTF-8 selection)
+            # and ESC SP (C1 transmission, conformance level) change nothing
+            # termsim shows.
             self.term.unknown[f"ESC {inter}{final}"] += 1
 
     def string(self, kind: str, body: str, terminator: str, index: int) -> None:

@@ -558,9 +558,9 @@ def test_C0_control_inside_a_query_keeps_its_offset() -> None:
         (b"\x1b[1;2;3;4;5T", "CSI T"),
         (b"\x1b[2mx", "SGR 2"),
         (b"\x1b[1;53mx", "SGR 53"),
-        (b"\x1bN", "ESC N"),
-        (b"\x1bO", "ESC O"),
-        (b"\x1bn", "ESC n"),
+        (b"\x1bV", "ESC V"),  # SPA, ISO protection
+        (b"\x1bW", "ESC W"),
+        (b"\x1bl", "ESC l"),  # HP memory lock
         (b"\x1b6", "ESC 6"),
         (b"\x1b#3", "ESC #3"),
         (b"\x1b(<", "ESC (<"),  # DEC supplemental

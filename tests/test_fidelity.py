@@ -283,3 +283,10 @@ def test_reflow_keeps_the_transcript_whole() -> None:
     term.resize(5, 3)
     term.resize(30, 3)
     assert term.transcript().split() == [f"{i}-abcdefghijkl" for i in range(4)] + ["$"]
+
+
+def test_G2_and_G3_are_designated_and_invoked_locking_or_for_one_character() -> None:
+    # G2 = DEC special graphics, G3 = UK; SS2/SS3 shift one character, LS2/LS3
+    # lock, SI brings G0 back; DECSC/DECRC keep all four sets.
+    data = b"\x1b*0\x1b+Aa\x1bNqb\x1bOc#\x1bnqx\x1bo#\x0fq\x1b7\x1b*B\x1b8\x1bNq"
+    assert screen(data, 20, 1)[0] == "a\u2500bc#\u2500\u2502\u00a3q\u2500"
