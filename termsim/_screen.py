@@ -121,7 +121,7 @@ class TermScreen(pyte.Screen):
         #: Rows that scrolled off the top of the primary screen, newest last
         #: (``None``: a blank row), for transcripts. Kept as pyte rows (their
         #: text is built only when asked) and capped at ``HISTORY_ROWS``.
-        self.history: deque[StaticDefaultDict[int, Char] | None] = deque(maxlen=HISTORY_ROWS)
+        self.history: deque[HistoryRow] = deque(maxlen=HISTORY_ROWS)
         #: How many rows ever scrolled off (more than ``history`` keeps).
         self.scrolled = 0
         super().__init__(columns, lines)
@@ -209,6 +209,71 @@ class TermScreen(pyte.Screen):
             self._draw_ascii(data)
         else:
             self._draw_slow(data)
+
+    def plain_lines_ok(self) -> bool:
+        """Whether ``feed_lines`` may run: the state where printable ASCII,
+        CR and LF do nothing but draw in the default style and scroll the
+        whole screen."""
+        return (self.margins is None and self.cursor.attrs == _BLANK
+                and mo.DECAWM in self.mode and mo.IRM not in self.mode
+                and mo.LNM not in self.mode and not self.charset
+                and self.g0_charset is _LAT1 and not self.single_shift)
+
+    def feed_lines(self, lines: list[str]) -> None:
+        """Draw whole lines (printable ASCII, each ended by CR LF) from the
+        start of an empty bottom row, as ``draw``, CR and LF would, without
+        drawing the rows that scroll off within the call cell by cell: they
+        go to the history as text. ``plain_lines_ok()`` must hold, and the
+        cursor be at column 0 of the bottom row, which is empty.
+
+        Hot path for logs and ``seq``-like floods: a row that scrolls off at
+        once costs a slice, not a dict of cells and a shift of every row.
+        """
+        columns, bottom = self.columns, self.lines - 1
+        rows: list[str] = []  # every row the lines make, wrapped ones as WrappedText
+        for text in lines:
+            if len(text) <= columns:
+                rows.append(text)
+                continue
+            last = (len(text) - 1) // columns * columns
+            rows.extend(WrappedText(text[i:i + columns]) for i in range(0, last, columns))
+            rows.append(text[last:])
+        if not rows:
+            return
+        buffer = self.buffer
+        produced = len(rows)
+        # Before: the old rows 0..bottom-1, then the produced rows (the first
+        # in the empty bottom row), then a blank bottom row for the last LF.
+        # The screen keeps the last `lines` of them; the rest scrolled off.
+        old: list[HistoryRow] = [buffer.get(y) for y in range(bottom)]
+        if not self.alternate:
+            gone = produced  # len(old) + produced + 1 - self.lines
+            self.scrolled += gone
+            keep = self.history.maxlen or 0
+            if gone > keep:
+                self.history.clear()
+            self.history.extend(old[:min(gone, bottom)][-keep:])
+            if gone > bottom:
+                self.history.extend(rows[max(0, gone - bottom - keep):gone - bottom])
+        on_screen = (old + rows)[produced:] if produced < bottom else rows[produced - bottom:]
+        glyphs = self._glyph_table(_BLANK)
+        buffer.clear()
+        for y, row in enumerate(on_screen):
+            if isinstance(row, str):
+                if row:
+                    line = self._new_line()
+                    line.update(zip(range(len(row)), map(glyphs.__getitem__, row),
+                                    strict=False))
+                    if isinstance(row, WrappedText):
+                        line.wrapped = True  # type: ignore[attr-defined]
+                    buffer[y] = line
+            elif row is not None:
+                buffer[y] = row
+        self.cursor.x, self.cursor.y = 0, bottom
+        text = next((t for t in reversed(lines) if t), "")
+        if text:
+            self.last_char = text[-1]
+        self.dirty.update(range(self.lines))
 
     def _in_gl(self, data: str) -> str:
         """``data`` through the character set invoked into GL (SI, SO, LS2,
@@ -1003,7 +1068,8 @@ class TermScreen(pyte.Screen):
         the screen. Tab stops, margins and the row count are then handled
         by ``resize``."""
         old, lines, cursor = self.columns, self.lines, self.cursor
-        rows: list[StaticDefaultDict[int, Char] | None] = list(self.history)
+        rows: list[StaticDefaultDict[int, Char] | None] = [
+            history_cells(row) for row in self.history]
         cursor_at = len(rows) + cursor.y
         rows += [self.buffer.get(y) for y in range(lines)]
         out: list[StaticDefaultDict[int, Char] | None] = []
@@ -1165,6 +1231,30 @@ class _Saved(NamedTuple):
     origin: bool
     g2: str
     g3: str
+
+
+class WrappedText(str):
+    """A history row kept as text (``feed_lines``) that a wrap continued
+    onto the next row: the type is the flag reflow reads."""
+
+    __slots__ = ()
+
+
+#: A row of the history: ``None`` (blank), a row of cells, or a row of
+#: plain text in the default style, kept as text because it scrolled off
+#: within one read (``TermScreen.feed_lines``).
+HistoryRow = StaticDefaultDict[int, Char] | str | None
+
+
+def history_cells(row: HistoryRow) -> StaticDefaultDict[int, Char] | None:
+    """A history row as cells (a text row in the default style)."""
+    if not isinstance(row, str):
+        return row
+    line: StaticDefaultDict[int, Char] = StaticDefaultDict(_BLANK)
+    line.update((x, _new_tuple(Char, (ch, *_BLANK[1:]))) for x, ch in enumerate(row))
+    if isinstance(row, WrappedText):
+        line.wrapped = True  # type: ignore[attr-defined]
+    return line if row else None
 
 
 def _is_regional(char: str) -> bool:

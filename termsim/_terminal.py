@@ -180,6 +180,10 @@ class Terminal:
 
     def _run(self, text: str) -> None:
         parser = self._parser
+        if (len(text) >= _FAST_LINES * 2 and not parser.pending and parser.open_string is None
+                and text.count("\n", 0, _FAST_LINES * 400) >= _FAST_LINES
+                and _PLAIN_LINES.fullmatch(text) and self._screen.plain_lines_ok()):
+            text = self._feed_lines(text)
         self._buffer = parser.pending + text
         try:
             parser.feed(text)
@@ -189,6 +193,24 @@ class Terminal:
         start = parser.open_string
         if start is not None and start >= 0:
             self._string_offset = self._offset_of(start)
+
+    def _feed_lines(self, text: str) -> str:
+        """Plain lines (printable ASCII, CR LF) the fast way: lines go
+        through the parser until the cursor stands at the start of an empty
+        bottom row, then the rest at once (``TermScreen.feed_lines``: rows
+        that scroll off within this read are never drawn cell by cell).
+        Returns the last, unfinished line, for the usual path."""
+        screen, feed = self._screen, self._parser.feed
+        *lines, tail = text.split("\r\n")
+        bottom = screen.lines - 1
+        i = 0
+        while i < len(lines) and (screen.cursor.x or screen.cursor.y != bottom
+                                  or screen.buffer.get(bottom)):
+            feed(lines[i] + "\r\n")
+            i += 1
+        if i < len(lines):
+            screen.feed_lines(lines[i:] if i else lines)
+        return tail
 
     def _finish_feed(self) -> bytes:
         screen = self._screen
@@ -322,7 +344,7 @@ class Terminal:
             out.append(f"[… {gone - kept} earlier rows not kept]")
         history = list(screen.history)[len(screen.history) - kept:] if kept else []
         for i, row in enumerate(history, start=gone - kept):
-            text = row_text(row, cols).rstrip() if row else ""
+            text = (row if isinstance(row, str) else row_text(row, cols)).rstrip() if row else ""
             if not (i < len(before) and before[i] == text):
                 out.append(text)
         for y, line in enumerate(self.screen.lines):
@@ -402,6 +424,13 @@ class Terminal:
 
     def __repr__(self) -> str:
         return f"<Terminal {self.cols}x{self.rows} generation={self.generation}>"
+
+
+#: Output that is only printable ASCII lines ended by CR LF (logs, ``seq``,
+#: test runners without colour), and how many lines make the fast path
+#: worth its checks.
+_PLAIN_LINES = re.compile(r"[ -~]*(?:\r\n[ -~]*)*")
+_FAST_LINES = 32
 
 
 class _Dispatch:
