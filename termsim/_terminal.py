@@ -201,6 +201,9 @@ class Terminal:
         that scroll off within this read are never drawn cell by cell).
         Returns the last, unfinished line, for the usual path."""
         screen, feed = self._screen, self._parser.feed
+        if text[0] == "\n":  # the LF of a CR LF the last read cut
+            feed("\n")
+            text = text[1:]
         *lines, tail = text.split("\r\n")
         bottom = screen.lines - 1
         i = 0
@@ -429,7 +432,7 @@ class Terminal:
 #: Output that is only printable ASCII lines ended by CR LF (logs, ``seq``,
 #: test runners without colour), and how many lines make the fast path
 #: worth its checks.
-_PLAIN_LINES = re.compile(r"[ -~]*(?:\r\n[ -~]*)*")
+_PLAIN_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?")  # a read may cut a CR LF
 _FAST_LINES = 32
 
 

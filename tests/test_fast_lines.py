@@ -43,14 +43,18 @@ def fed(chunks: list[bytes], cols: int, rows: int, before: bytes) -> Terminal:
     size=st.tuples(st.integers(1, 30), st.integers(1, 12)),
     before=st.sampled_from([b"", b"prompt$ ", b"abc\r\ndef", b"\x1b[5;3Hxy", b"\x1b[?1049h",
                             b"\x1b[31mred\x1b[m\r\n", b"x" * 45]),
+    cut=st.floats(0, 1),
 )
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=200, deadline=None, database=None)
 def test_a_read_of_plain_lines_draws_what_small_reads_draw(
-    lines: list[str], tail: str, size: tuple[int, int], before: bytes,
+    lines: list[str], tail: str, size: tuple[int, int], before: bytes, cut: float,
 ) -> None:
     data = ("\r\n".join(lines) + "\r\n" + tail).encode()
     cols, rows = size
-    whole = fed([data], cols, rows, before)
+    # Two big reads, cut anywhere (between a CR and its LF too): each may
+    # take the fast path.
+    at = round(cut * len(data))
+    whole = fed([data[:at], data[at:]], cols, rows, before)
     small = fed([data[i:i + 20] for i in range(0, len(data), 20)], cols, rows, before)
     assert state(whole) == state(small)
 
