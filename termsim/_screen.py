@@ -257,13 +257,14 @@ class TermScreen(pyte.Screen):
                 self.history.extend(rows[max(0, gone - bottom - keep):gone - bottom])
         on_screen = (old + rows)[produced:] if produced < bottom else rows[produced - bottom:]
         glyphs = self._glyph_table(_BLANK)
+        default = self.default_char
         buffer.clear()
         for y, row in enumerate(on_screen):
             if isinstance(row, str):
                 if row:
-                    line = self._new_line()
-                    line.update(zip(range(len(row)), map(glyphs.__getitem__, row),
-                                    strict=False))
+                    line = TextRow(default, row + " " * (columns - len(row)))
+                    dict.update(line, zip(range(len(row)), map(glyphs.__getitem__, row),
+                                          strict=False))
                     if isinstance(row, WrappedText):
                         line.wrapped = True  # type: ignore[attr-defined]
                     buffer[y] = line
@@ -1231,6 +1232,49 @@ class _Saved(NamedTuple):
     origin: bool
     g2: str
     g3: str
+
+
+class TextRow(StaticDefaultDict[int, Char]):
+    """A row ``feed_lines`` built from plain text, which remembers that
+    text (padded to the width) until a cell changes: a snapshot then reads
+    it instead of rebuilding it cell by cell. Every way our code changes a
+    row drops it; only these rows pay for the checks."""
+
+    def __init__(self, default: Char, text: str) -> None:
+        super().__init__(default)
+        self.text: str | None = text
+
+    def __setitem__(self, key: int, value: Char) -> None:
+        self.text = None
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: int) -> None:
+        self.text = None
+        super().__delitem__(key)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self.text = None
+        super().update(*args, **kwargs)
+
+    def clear(self) -> None:
+        self.text = None
+        super().clear()
+
+    def pop(self, *args: Any) -> Any:
+        self.text = None
+        return super().pop(*args)
+
+    def setdefault(self, *args: Any) -> Any:
+        self.text = None
+        return super().setdefault(*args)
+
+    def popitem(self) -> tuple[int, Char]:
+        self.text = None
+        return super().popitem()
+
+    def __ior__(self, other: Any) -> TextRow:  # type: ignore[override,misc]
+        self.text = None
+        return super().__ior__(other)
 
 
 class WrappedText(str):

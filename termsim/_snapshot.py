@@ -262,12 +262,23 @@ class _RunsCache:
 
 
 _CACHE = _RunsCache(256)
+_DATA = itemgetter(0)  # Char.data
+#: ``list(range(n))`` for every row length: what a row written left to
+#: right from column 0 has as keys.
+_COLUMNS = [list(range(n)) for n in range(1025)]
 
 
 def row_text(row: Row, cols: int) -> str:
-    """A row's text: one character per column, wide characters once."""
+    """A row's text: one character per column, wide characters once.
+
+    Hot path (every changed row of every snapshot): a row written left to
+    right from column 0, the common case, is joined in one pass of C code.
+    """
     if not row:
         return " " * cols
+    n = len(row)
+    if n <= cols and n < len(_COLUMNS) and list(row) == _COLUMNS[n]:
+        return "".join(map(_DATA, row.values())) + " " * (cols - n)
     chars = [" "] * cols
     for x, char in row.items():
         if x < cols:

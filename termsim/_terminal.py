@@ -59,7 +59,7 @@ from ._queries import (
     check_policy,
     printable,
 )
-from ._screen import TermScreen
+from ._screen import TermScreen, TextRow
 from ._sgr import Sgr, SgrAction, true_colour
 from ._sgr import ints as _ints
 from ._snapshot import Cursor, Modes, Snapshot, row_text
@@ -180,8 +180,8 @@ class Terminal:
 
     def _run(self, text: str) -> None:
         parser = self._parser
-        if (len(text) >= _FAST_LINES * 2 and not parser.pending and parser.open_string is None
-                and text.count("\n", 0, _FAST_LINES * 400) >= _FAST_LINES
+        if (len(text) >= _FAST_LINES * 8 and not parser.pending and parser.open_string is None
+                and text.count("\n") >= _FAST_LINES
                 and _PLAIN_LINES.fullmatch(text) and self._screen.plain_lines_ok()):
             text = self._feed_lines(text)
         self._buffer = parser.pending + text
@@ -413,7 +413,9 @@ class Terminal:
                 line = buffer.get(y)
                 row = dict(line) if line else {}
                 rows_cache[y] = row
-                text_cache[y] = row_text(row, cols)
+                # A row of plain text (TextRow, fast path) still knows its text.
+                text = line.text if type(line) is TextRow else None
+                text_cache[y] = text if text is not None else row_text(row, cols)
         self._stale.clear()
         cursor = s.cursor
         snap = Snapshot(
@@ -433,7 +435,7 @@ class Terminal:
 #: test runners without colour), and how many lines make the fast path
 #: worth its checks.
 _PLAIN_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?")  # a read may cut a CR LF
-_FAST_LINES = 32
+_FAST_LINES = 8
 
 
 class _Dispatch:
