@@ -65,8 +65,11 @@ FEED_SLICE = 1 << 14
 MAX_BACKLOG = 64 << 20
 #: Read at most this much before letting other tasks run.
 MAX_READ_BURST = 1 << 20
-#: How often a wait on the tty mode (``InputReady``) re-checks it.
-TTY_POLL_INTERVAL = 0.01
+#: How often a wait on the tty mode (``InputReady``) re-checks it: every
+#: 10 ms after output or input (when programs switch modes), doubling while
+#: nothing happens, up to the last. termios changes print nothing, so
+#: something must look; an idle program costs a check every 160 ms.
+TTY_POLL = (0.01, 0.16)
 #: Without inotify, how often to ask whether the program read its input:
 #: from the first interval, doubling up to the last.
 READ_POLL = (0.001, 0.05)
@@ -159,6 +162,11 @@ class PtySource:
         self.env = {**env, MARKER: self.token}
         self.size = (cols, rows)
         self.cell_size = cell_size
+        # Outputs read and inputs written so far, and at the last tty check:
+        # the tty mode is checked soon after either, then less and less often.
+        self._activity = 0
+        self._polled_activity = -1
+        self._tty_poll = TTY_POLL[0]
         self.write_timeout = write_timeout
         self.emit = emit
         self.proc: Child | None = None
@@ -211,10 +219,18 @@ class PtySource:
             remaining = deadline - self.now()
             if remaining <= 0:
                 return
-            with anyio.move_on_after(min(remaining, TTY_POLL_INTERVAL) if poll else remaining):
+            if not poll:
+                with anyio.move_on_after(remaining):
+                    await event.wait()
+                continue
+            activity = self._activity
+            if activity != self._polled_activity:  # output or input since: look soon
+                self._polled_activity, self._tty_poll = activity, TTY_POLL[0]
+            with anyio.move_on_after(min(remaining, self._tty_poll)):
                 await event.wait()
-            if poll:
-                self.engine.notify()
+            self.engine.notify()
+            if self._activity == activity:
+                self._tty_poll = min(self._tty_poll * 2, TTY_POLL[1])
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -395,6 +411,7 @@ class PtySource:
             if not chunk:
                 return False
             total += len(chunk)
+            self._activity += 1
             self._push(Output(self._stamp(), chunk))
             self._backlog_size += len(chunk)
         return True
@@ -551,6 +568,7 @@ class PtySource:
         ``index``: the mark of an input whose reading the program's side is
         watched for (see ``_readtrack``)."""
         view = memoryview(data)
+        self._activity += 1
         if index is not None and not self.reads.pending and self.probe is not None:
             self.probe.events()  # what the program did before this input is not news
         try:
