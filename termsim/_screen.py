@@ -94,6 +94,7 @@ class TermScreen(pyte.Screen):
 
     def __init__(self, columns: int, lines: int) -> None:
         self._glyphs: dict[Char, _Glyphs] = {}
+        self._blank_text = ""  # a new row's text, shared by all of them
         # The attributes of the last single character drawn without a table.
         self._single: Char | None = None
         self._blanks: dict[tuple[str, str], Char] = {}
@@ -138,7 +139,10 @@ class TermScreen(pyte.Screen):
         return _REVERSE_BLANK if mo.DECSCNM in self.mode else _BLANK
 
     def _new_line(self) -> StaticDefaultDict[int, Char]:
-        return StaticDefaultDict(self.default_char)
+        blank = self._blank_text
+        if len(blank) != self.columns:
+            blank = self._blank_text = " " * self.columns
+        return TextRow(self.default_char, blank)
 
     # -- reset ---------------------------------------------------------------
 
@@ -303,6 +307,7 @@ class TermScreen(pyte.Screen):
                 glyphs = self._glyph_table(attrs)
         buffer = self.buffer
         dirty = self.dirty
+        set_cell, set_cells = dict.__setitem__, dict.update
         while data:
             x = cursor.x
             if x >= columns:
@@ -328,13 +333,22 @@ class TermScreen(pyte.Screen):
                 line[x - 1] = line[x - 1]._replace(data=" ")
             if end < columns and line.get(end, _NO_CELL).data == "":
                 line[end] = line[end]._replace(data=" ")
+            # The cells are set with dict's own methods, which leave a
+            # TextRow's text as it was: it is updated here, by slicing.
             if end - x == 1:
-                line[x] = glyphs[segment]
+                set_cell(line, x, glyphs[segment])
             elif end - x < _SHORT_RUN:
                 for col, ch in enumerate(segment, x):
-                    line[col] = glyphs[ch]
+                    set_cell(line, col, glyphs[ch])
             else:  # range and segment have the same length by construction
-                line.update(zip(range(x, end), map(glyphs.__getitem__, segment), strict=False))
+                set_cells(line, zip(range(x, end), map(glyphs.__getitem__, segment),
+                                    strict=False))
+            if type(line) is TextRow and line.text is not None:
+                # A long run is cheaper to splice in than to rebuild later; a
+                # short one (a colour stream's) is not: the text is rebuilt
+                # from the cells if a snapshot asks.
+                line.text = (line.text[:x] + segment + line.text[end:]
+                             if end - x >= _SHORT_RUN else None)
             cursor.x = end
             dirty.add(cursor.y)
 
@@ -344,6 +358,7 @@ class TermScreen(pyte.Screen):
         if _UNDECODED.search(data):
             data = _UNDECODED.sub(_replacement, data)
         graphemes = self.graphemes
+        set_cell = dict.__setitem__  # the row's text is forgotten below
         for char in data:
             if graphemes and self._extends_cluster(char):
                 continue
@@ -365,12 +380,14 @@ class TermScreen(pyte.Screen):
             if mo.IRM in self.mode:
                 self.insert_characters(width)
             line = self.buffer[cursor.y]
+            if type(line) is TextRow:
+                line.text = None  # rebuilt from the cells when asked
             x = cursor.x
             self._unsplit(line, x)
-            line[x] = cursor.attrs._replace(data=char)
+            set_cell(line, x, cursor.attrs._replace(data=char))
             if width == 2 and x + 1 < columns:
                 self._unsplit(line, x + 1, left=False)
-                line[x + 1] = cursor.attrs._replace(data="")
+                set_cell(line, x + 1, cursor.attrs._replace(data=""))
             cursor.x = min(x + width, columns)
             self.dirty.add(cursor.y)
 
@@ -499,10 +516,14 @@ class TermScreen(pyte.Screen):
             if start <= 0 and stop >= columns:
                 del buffer[y]
                 return
+            delete = dict.__delitem__  # a TextRow's text is updated below
             for x in [x for x in line if start <= x < stop]:
-                del line[x]
+                delete(line, x)
         else:
-            buffer[y].update(dict.fromkeys(range(start, stop), blank))
+            line = buffer[y]
+            dict.update(line, dict.fromkeys(range(start, stop), blank))
+        if type(line) is TextRow and line.text is not None:
+            line.text = line.text[:start] + " " * (stop - start) + line.text[stop:]
 
     def _erase_rows(self, rows: range) -> None:
         if self.selective:
@@ -1043,11 +1064,13 @@ class TermScreen(pyte.Screen):
                 buffer.clear()
                 buffer.update(shifted)
             self.cursor.y = max(0, self.cursor.y - drop)
-        if columns < self.columns:
+        if columns != self.columns:
             for buffer in (self.buffer, self._other_buffer):
                 for line in buffer.values():
                     for x in [x for x in line if x >= columns]:
                         del line[x]
+                    if type(line) is TextRow:
+                        line.text = None  # its width changed: rebuilt from the cells
         # Tab stops set by the program (``tabs -4``) stay; only new columns
         # get the default stops, every eight (xterm, tmux).
         old = self.columns
@@ -1235,13 +1258,16 @@ class _Saved(NamedTuple):
 
 
 class TextRow(StaticDefaultDict[int, Char]):
-    """A row ``feed_lines`` built from plain text, which remembers that
-    text (padded to the width) until a cell changes: a snapshot then reads
-    it instead of rebuilding it cell by cell. Every way our code changes a
-    row drops it; only these rows pay for the checks."""
+    """A row that knows its text (one character per column) while it holds
+    single-width characters only: a snapshot reads it instead of rebuilding
+    it cell by cell. New rows start blank and known; ``_draw_ascii`` and
+    ``feed_lines`` keep the text up to date as they write (with dict's own
+    methods, then a slice); any other change goes through the methods
+    below, which forget it, and the text is then rebuilt from the cells."""
 
     def __init__(self, default: Char, text: str) -> None:
-        super().__init__(default)
+        # StaticDefaultDict.__init__ only sets ``default``: set both here.
+        self.default = default
         self.text: str | None = text
 
     def __setitem__(self, key: int, value: Char) -> None:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from termsim import Emulation, Terminal
 from termsim._screen import history_cells
+from termsim._snapshot import row_text
 
 _LINE = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e), max_size=70)
 
@@ -74,3 +75,40 @@ def test_a_reflow_after_the_fast_path_rejoins_wrapped_rows() -> None:
     term.resize(30, 3)
     assert term.transcript().splitlines()[-1] == "59-abcdefghijkl"
     assert "57-abcdefghijkl" in term.transcript().splitlines()
+
+
+# -- the text a row keeps beside its cells (TextRow) ------------------------------------
+
+_TOKENS = st.sampled_from([
+    b"abc", b"x", b"0123456789abcdefghij", "\u4e2d\u6587".encode(), "e\u0301".encode(),
+    b"\r", b"\n", b"\x08", b"\t", b"\x1b[H", b"\x1b[3;5H", b"\x1b[2;70H", b"\x1b[K",
+    b"\x1b[1K", b"\x1b[2K", b"\x1b[J", b"\x1b[1J", b"\x1b[2J", b"\x1b[3X", b"\x1b[2@",
+    b"\x1b[2P", b"\x1b[L", b"\x1b[M", b"\x1b[S", b"\x1b[T", b"\x1b[5b", b"\x1b[?5h",
+    b"\x1b[?5l", b"\x1b[?1049h", b"\x1b[?1049l", b"\x1b[41m", b"\x1b[m", b"\x1b[7m",
+    b'\x1b[1"q', b'\x1b[0"q', b"\x1b[?2J", b"\x1b[?2K", b"\x1b[2;4r", b"\x1b[r",
+    b"\x1b[?7l", b"\x1b[?7h", b"\x1b[4h", b"\x1b[4l", b"\x1b#8",
+    b"".join(b"line %d of the log\r\n" % i for i in range(12)),
+    # Edits in the middle of a row that holds a long run (its text is kept).
+    b"\x1b[3;5H\x1b[K", b"\x1b[2;3H\x1b[4X", b"\x1b[1;6H\x1b[1K", b"\x1b[4;2H\x1b[3P",
+    b"\x1b[5;9H\x1b[2@", b"\x1b[3;5Hwritten over", b"\x1b[41m\x1b[2;4H\x1b[K\x1b[m",
+])
+
+
+@given(
+    steps=st.lists(st.one_of(_TOKENS, st.tuples(st.integers(1, 90), st.integers(1, 12))),
+                   min_size=1, max_size=40),
+    reflow=st.booleans(),
+)
+@settings(max_examples=500, deadline=None, database=None)
+def test_a_rows_kept_text_is_always_the_text_of_its_cells(
+    steps: list[bytes | tuple[int, int]], reflow: bool,
+) -> None:
+    term = Terminal(20, 6, emulation=Emulation(reflow=reflow))
+    for step in steps:
+        if isinstance(step, tuple):
+            term.resize(*step)
+        else:
+            term.feed(step)
+        snap = term.screen
+        cells = [row_text(row, snap.cols) for row in snap._cells]
+        assert list(snap.lines) == cells, step
