@@ -944,6 +944,7 @@ class TermScreen(pyte.Screen):
                 elif mode << 5 == SAVE_CURSOR_1048:
                     self.save_cursor()
             modes = self._column_mode(self._screen_reverse(modes, True))
+            self._one_mouse_mode(frozenset(m << 5 for m in modes))
         super().set_mode(*modes, **kwargs)
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
@@ -955,6 +956,7 @@ class TermScreen(pyte.Screen):
                 elif mode << 5 == SAVE_CURSOR_1048:
                     self.restore_cursor()
             modes = self._column_mode(self._screen_reverse(modes, False))
+            self._one_mouse_mode(frozenset(m << 5 for m in modes))
         super().reset_mode(*modes, **kwargs)
 
     def _screen_reverse(self, modes: tuple[int, ...], on: bool) -> tuple[int, ...]:
@@ -1005,12 +1007,22 @@ class TermScreen(pyte.Screen):
         ``set_mode``/``reset_mode`` do for them, without their checks. Hot
         path (``benchmarks/bench_feed.py``: prompt_toolkit's ``ESC[?25l/h``
         and ``ESC[?7l/h``)."""
+        if not modes.isdisjoint(_MOUSE_EXCLUSIVE):
+            self._one_mouse_mode(modes)
         if on:
             self.mode.update(modes)
         else:
             self.mode.difference_update(modes)
         if mo.DECTCEM in modes:
             self.cursor.hidden = not on
+
+    def _one_mouse_mode(self, modes: frozenset[int]) -> None:
+        """xterm holds one mouse tracking mode and one coordinate encoding:
+        setting one replaces the other, and resetting any turns it off. Called
+        before ``modes`` (shifted) are set or reset."""
+        for group in (MOUSE_TRACKING, MOUSE_ENCODING):
+            if not modes.isdisjoint(group):
+                self.mode.difference_update(group)
 
     def set_cursor_shape(self, shape: int) -> None:
         """DECSCUSR (``CSI Ps SP q``): 0 default, 1/2 block, 3/4 underline,
@@ -1187,6 +1199,10 @@ class TermScreen(pyte.Screen):
 
 
 _LAT1 = pyte.charsets.LAT1_MAP
+#: Mouse tracking modes and coordinate encodings, as ``mode`` stores them.
+MOUSE_TRACKING = frozenset(m << 5 for m in (9, 1000, 1002, 1003))
+MOUSE_ENCODING = frozenset(m << 5 for m in (1005, 1006, 1015))
+_MOUSE_EXCLUSIVE = MOUSE_TRACKING | MOUSE_ENCODING
 #: Undecodable bytes, as ``surrogateescape`` hands them over (one per byte).
 _UNDECODED = re.compile("[\udc80-\udcff]+")
 

@@ -290,3 +290,18 @@ def test_G2_and_G3_are_designated_and_invoked_locking_or_for_one_character() -> 
     # lock, SI brings G0 back; DECSC/DECRC keep all four sets.
     data = b"\x1b*0\x1b+Aa\x1bNqb\x1bOc#\x1bnqx\x1bo#\x0fq\x1b7\x1b*B\x1b8\x1bNq"
     assert screen(data, 20, 1)[0] == "a\u2500bc#\u2500\u2502\u00a3q\u2500"
+
+
+# -- mouse modes --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("batch", [b"", b"\x1b[?1049h"])
+def test_one_mouse_mode_and_one_encoding_at_a_time_as_in_xterm(batch: bytes) -> None:
+    # The last one set wins (libvterm and xterm agree); DECRQM says so.
+    term = Terminal(10, 2)
+    term.feed(batch + b"\x1b[?1003h\x1b[?1000;1006h\x1b[?1005h")
+    assert (term.modes.mouse, term.modes.mouse_encoding) == ("normal", "utf8")
+    assert term.feed(b"\x1b[?1003$p\x1b[?1000$p\x1b[?1006$p") == \
+        b"\x1b[?1003;2$y\x1b[?1000;1$y\x1b[?1006;2$y"
+    term.feed(b"\x1b[?1003l")  # resetting any tracking mode turns tracking off
+    assert term.modes.mouse is None
