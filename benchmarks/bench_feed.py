@@ -36,7 +36,7 @@ import pyte
 import termsim
 
 DATA = Path(__file__).resolve().parent / "data"
-WORKLOADS = ("logs.bin", "colour.bin", "ptk.bin", "fullscreen.bin")
+WORKLOADS = ("logs.bin", "colour.bin", "sgr.bin", "seq.bin", "ptk.bin", "fullscreen.bin")
 CHUNK = 4096
 REPEATS = 5
 SNAPSHOT_ITERATIONS = 300

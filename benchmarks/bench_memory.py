@@ -16,7 +16,7 @@ Memory is the harness's resident set: ``ru_maxrss`` (``RUSAGE_SELF``, the
 peak over the process's life) before ``spawn`` and after the exit, and a
 task that reads ``/proc/self/statm`` every 0.5 s (a measurement interval,
 not synchronisation), which also samples how much output is read but not
-yet emulated (the session's backlog, capped by ``termsim._live.MAX_BACKLOG``).
+yet emulated (the session's backlog, capped by ``termsim._pty.MAX_BACKLOG``).
 Target: peak RSS < 200 MB. Also shown: the child's own time, the wall time
 until the last line was on the screen, and the emulation rate.
 """
@@ -33,7 +33,7 @@ import time
 import anyio
 
 import termsim
-from termsim import _live
+from termsim import _pty
 
 CHILD = r"""
 import random, sys, time
@@ -122,7 +122,7 @@ def main() -> int:
     args = parser.parse_args()
     r = anyio.run(run, args.mb, backend=args.backend)
     print(f"{r['wrote']:,.0f} MB of log lines through termsim.spawn(record=False), 80x24, "
-          f"{args.backend}; backlog cap {_live.MAX_BACKLOG / 1e6:.0f} MB")
+          f"{args.backend}; backlog cap {_pty.MAX_BACKLOG / 1e6:.0f} MB")
     rows = [
         ("RSS before spawn (statm)", f"{r['rss_before']:.1f} MB", ""),
         ("ru_maxrss before spawn", f"{r['maxrss_before']:.1f} MB", ""),

@@ -1,6 +1,6 @@
 """Generate the benchmark workloads into ``benchmarks/data/``.
 
-Four byte streams, as a program would write them to its terminal:
+Six byte streams, as a program would write them to its terminal:
 
 * ``logs.bin``: plain ASCII log lines ending in CRLF, 40-200 characters
   (so many wrap at 80 columns), seeded random.
@@ -20,7 +20,12 @@ Four byte streams, as a program would write them to its terminal:
   cleared with ``ESC[K``, or cursor-addressed 5-character numeric fields), and
   a reverse-video function-key bar redrawn every tenth frame.
 
-Sizes are chosen so that the four files stay under about 3 MB together.
+* ``sgr.bin``: SGR-dense colour: an SGR change every 1-5 printed
+  characters, mixing 16 colours, bold, ``38;5;n``, ``38;2;r;g;b`` and
+  resets, as coloured test runners and ``ls --color`` of short names write.
+* ``seq.bin``: ``seq 1 100000`` as a PTY delivers it (CR LF line ends).
+
+Sizes are chosen so that the files stay under about 4.2 MB together.
 
 Usage: ``python benchmarks/make_streams.py [--skip-ptk]``.
 """
@@ -187,6 +192,46 @@ def make_colour(rng: random.Random) -> bytes:
     return "".join(out).encode("utf-8")
 
 
+# -- (e) SGR-dense, (f) seq ---------------------------------------------------------
+
+SGR_SIZE = 650_000
+SEQ_LINES = 100_000
+
+
+def sgr_change(rng: random.Random) -> str:
+    """One SGR sequence of the kinds coloured test runners and ``ls --color``
+    of short names write: 16 colours, bold, 256 and 24-bit colours, resets."""
+    kind = rng.random()
+    if kind < 0.35:
+        return f"{CSI}{rng.choice((31, 32, 33, 34, 35, 36, 37, 90, 91, 92))}m"
+    if kind < 0.5:
+        return f"{CSI}1;{rng.choice((31, 32, 33, 34))}m"
+    if kind < 0.65:
+        return f"{CSI}38;5;{rng.randrange(256)}m"
+    if kind < 0.8:
+        return f"{CSI}38;2;{rng.randrange(256)};{rng.randrange(256)};{rng.randrange(256)}m"
+    return f"{CSI}0m" if kind < 0.95 else f"{CSI}m"
+
+
+def make_sgr(rng: random.Random) -> bytes:
+    """An SGR change every 1-5 printed characters, lines of 20-100 of them."""
+    out: list[str] = []
+    size = 0
+    while size < SGR_SIZE:
+        line = []
+        for _ in range(rng.randint(4, 30)):
+            line.append(sgr_change(rng) + rng.choice(WORDS)[:rng.randint(1, 5)])
+        text = "".join(line) + f"{CSI}0m\r\n"
+        out.append(text)
+        size += len(text)
+    return "".join(out).encode("utf-8")
+
+
+def make_seq() -> bytes:
+    """What ``seq 1 100000`` prints through a PTY (LF turned into CR LF)."""
+    return "".join(f"{n}\r\n" for n in range(1, SEQ_LINES + 1)).encode()
+
+
 # -- (d) fullscreen ---------------------------------------------------------------
 
 FKEYS = ("Help", "Setup", "Search", "Filter", "Tree", "SortBy", "Nice-", "Nice+", "Kill", "Quit")
@@ -331,6 +376,8 @@ def main() -> int:
         "colour.bin": lambda: make_colour(random.Random(SEED + 1)),
         "ptk.bin": make_ptk,
         "fullscreen.bin": lambda: make_fullscreen(random.Random(SEED + 2)),
+        "sgr.bin": lambda: make_sgr(random.Random(SEED + 3)),
+        "seq.bin": make_seq,
     }
     total = 0
     print(f"{'file':<16} {'bytes':>10}")

@@ -27,7 +27,7 @@ import pytest
 import termsim
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
-WORKLOADS = ["logs", "colour", "ptk", "fullscreen"]
+WORKLOADS = ["logs", "colour", "sgr", "seq", "ptk", "fullscreen"]
 CUTS = 24
 
 
