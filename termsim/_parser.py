@@ -90,6 +90,8 @@ class Parser:
         self._string_index = 0
         #: Where parsing resumes if the handler fails on the current token.
         self.next = 0
+        #: Whether the last token was printed text (REP repeats only then).
+        self.printed = False
         # Controls already executed inside the held-back sequence.
         self._executed = 0
 
@@ -112,6 +114,7 @@ class Parser:
         self._string_kind = None
         self._string_parts = []
         self._string_len = 0
+        self.printed = False
 
     def feed(self, data: str) -> int:
         """Process ``data``; return how many characters of it were held back.
@@ -140,6 +143,7 @@ class Parser:
         draw = h.draw
         controls = h.controls
         sequences = h.sequences
+        printed = self.printed
         while i < n:
             try:
                 m = token(data, i)
@@ -147,12 +151,16 @@ class Parser:
                     self.next = j = m.end()
                     if m.lastindex:
                         draw(m.group())
+                        if not printed:
+                            self.printed = printed = True
                     else:
                         action = sequences.get(m.group())
                         if action is not None:
                             action()
                         else:  # the same bytes again, split into fields
                             self._csi(_CSI.match(data, i), i)  # type: ignore[arg-type]
+                        if printed:
+                            self.printed = printed = False
                     i = j
                     continue
                 ch = data[i]
@@ -177,6 +185,8 @@ class Parser:
                         continue
                     self._pending = rest
                     return n - i
+                if printed:  # after the token ran: a REP in it saw the print
+                    self.printed = printed = False
                 i = j
             except Exception as exc:
                 # Skip that token only: the bytes after it are still processed.

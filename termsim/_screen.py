@@ -163,8 +163,10 @@ class TermScreen(pyte.Screen):
     def _reset_g2_g3(self) -> None:
         #: G2 and G3 (``ESC * F``, ``ESC + F``), invoked into GL by LS2/LS3
         #: (``ESC n``/``ESC o``, ``charset`` 2 and 3) or for one character by
-        #: SS2/SS3 (``ESC N``/``ESC O``, ``single_shift``).
-        self.g2_charset = self.g3_charset = _LAT1
+        #: SS2/SS3 (``ESC N``/``ESC O``, ``single_shift``). G1 too is ASCII
+        #: until designated, as in xterm and tmux (pyte: the Linux console's
+        #: line drawing, so SO alone turned "q" into "─").
+        self.g1_charset = self.g2_charset = self.g3_charset = _LAT1
         self.single_shift = 0
 
     def soft_reset(self) -> None:
@@ -177,7 +179,7 @@ class TermScreen(pyte.Screen):
         self.margins = None
         self.charset = 0
         self.g0_charset = _LAT1
-        self.g1_charset = pyte.charsets.VT100_MAP
+        self.g1_charset = _LAT1
         self._reset_g2_g3()
         self.select_graphic_rendition(0)
         self.set_protection(0)
@@ -819,7 +821,9 @@ class TermScreen(pyte.Screen):
         cursor = self.cursor
         x = cursor.x
         if x >= self.columns:
-            x = self.columns if self.backspace_past_edge else self.columns - 1
+            # Without autowrap there is no pending wrap in tmux either.
+            past = self.backspace_past_edge and mo.DECAWM in self.mode
+            x = self.columns if past else self.columns - 1
         cursor.x = max(0, x - (count or 1))
 
     def cursor_up(self, count: int | None = None) -> None:
@@ -889,7 +893,7 @@ class TermScreen(pyte.Screen):
             self.mode.discard(mo.DECOM)
             self.charset = 0
             self.g0_charset = _LAT1
-            self.g1_charset = pyte.charsets.VT100_MAP
+            self.g1_charset = _LAT1
             self._reset_g2_g3()
             cursor.attrs = self.default_char
             cursor.x = cursor.y = 0
@@ -944,7 +948,7 @@ class TermScreen(pyte.Screen):
                 elif mode << 5 == SAVE_CURSOR_1048:
                     self.save_cursor()
             modes = self._column_mode(self._screen_reverse(modes, True))
-            self._one_mouse_mode(frozenset(m << 5 for m in modes))
+            self._one_mouse_mode(frozenset(m << 5 for m in modes), True)
         super().set_mode(*modes, **kwargs)
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
@@ -956,7 +960,7 @@ class TermScreen(pyte.Screen):
                 elif mode << 5 == SAVE_CURSOR_1048:
                     self.restore_cursor()
             modes = self._column_mode(self._screen_reverse(modes, False))
-            self._one_mouse_mode(frozenset(m << 5 for m in modes))
+            self._one_mouse_mode(frozenset(m << 5 for m in modes), False)
         super().reset_mode(*modes, **kwargs)
 
     def _screen_reverse(self, modes: tuple[int, ...], on: bool) -> tuple[int, ...]:
@@ -1008,7 +1012,7 @@ class TermScreen(pyte.Screen):
         path (``benchmarks/bench_feed.py``: prompt_toolkit's ``ESC[?25l/h``
         and ``ESC[?7l/h``)."""
         if not modes.isdisjoint(_MOUSE_EXCLUSIVE):
-            self._one_mouse_mode(modes)
+            self._one_mouse_mode(modes, on)
         if on:
             self.mode.update(modes)
         else:
@@ -1016,13 +1020,17 @@ class TermScreen(pyte.Screen):
         if mo.DECTCEM in modes:
             self.cursor.hidden = not on
 
-    def _one_mouse_mode(self, modes: frozenset[int]) -> None:
+    def _one_mouse_mode(self, modes: frozenset[int], on: bool) -> None:
         """xterm holds one mouse tracking mode and one coordinate encoding:
-        setting one replaces the other, and resetting any turns it off. Called
-        before ``modes`` (shifted) are set or reset."""
-        for group in (MOUSE_TRACKING, MOUSE_ENCODING):
-            if not modes.isdisjoint(group):
-                self.mode.difference_update(group)
+        setting one replaces the other; resetting any tracking mode turns
+        tracking off (xterm's ``set_mousemode``, tmux's ``ALL_MOUSE_MODES``),
+        while resetting an encoding only ends that encoding ("a reset is only
+        effective against the matching mode"). Called before ``modes``
+        (shifted) are set or reset."""
+        if not modes.isdisjoint(MOUSE_TRACKING):
+            self.mode.difference_update(MOUSE_TRACKING)
+        if on and not modes.isdisjoint(MOUSE_ENCODING):
+            self.mode.difference_update(MOUSE_ENCODING)
 
     def set_cursor_shape(self, shape: int) -> None:
         """DECSCUSR (``CSI Ps SP q``): 0 default, 1/2 block, 3/4 underline,
@@ -1193,6 +1201,23 @@ class TermScreen(pyte.Screen):
             self.g2_charset = table
         elif mode == "+":
             self.g3_charset = table
+
+    def alignment_display(self) -> None:
+        """DECALN (``ESC # 8``): the screen full of E in the default style,
+        and, as in tmux and DEC STD 070, the margins and origin mode reset
+        and the cursor home; the pen stays (pyte only swaps each cell's
+        text)."""
+        self.margins = None
+        self.mode.discard(mo.DECOM)
+        line = dict.fromkeys(range(self.columns), self.default_char._replace(data="E"))
+        for y in range(self.lines):
+            row = self._new_line()
+            dict.update(row, line)
+            if type(row) is TextRow:
+                row.text = "E" * self.columns
+            self.buffer[y] = row
+        self.cursor.x = self.cursor.y = 0
+        self.dirty.update(range(self.lines))
 
     def bell(self, *args: Any) -> None:
         pass

@@ -483,7 +483,7 @@ class _Dispatch:
             "g": how(s.clear_tab_stop), "h": whole(self._set_ansi_modes),
             "l": whole(self._reset_ansi_modes), "r": self._margins,
             "S": whole(self._scroll_up), "T": whole(self._scroll_down),
-            "b": one(s.repeat_last), "Z": one(s.tab_backward), "I": one(s.tab_forward),
+            "b": one(self._repeat), "Z": one(s.tab_backward), "I": one(s.tab_forward),
             # HPB and VPB: ECMA-48's backward moves, CUB and CUU in xterm.
             "j": one(s.cursor_back), "k": one(s.cursor_up),
             "s": bare(s.save_cursor), "u": bare(s.restore_cursor),
@@ -636,16 +636,22 @@ class _Dispatch:
         )
 
     def _scroll_up(self, a: list[int]) -> None:
-        if len(a) <= 1:
-            self.s.scroll_up(a[0] if a else None)
-        else:
-            self.term.unknown["CSI S"] += 1
+        """SU: by the first parameter, whatever follows (xterm's CASE_SU;
+        ``CSI ? ... S`` is another sequence)."""
+        self.s.scroll_up(a[0] if a else None)
 
     def _scroll_down(self, a: list[int]) -> None:
         if len(a) <= 1:
             self.s.scroll_down(a[0] if a else None)
         else:  # CSI Ps;Ps;Ps;Ps;Ps T is mouse highlight tracking
             self.term.unknown["CSI T"] += 1
+
+    def _repeat(self, count: int | None) -> None:
+        """REP repeats the character printed just before it, and nothing
+        when anything else (a control, a sequence, another REP) came in
+        between: xterm forgets its ``lastchar`` then."""
+        if self.term._parser.printed:
+            self.s.repeat_last(count)
 
     def _set_ansi_modes(self, a: list[int]) -> None:
         self._count_modes(a, "", "h")

@@ -303,5 +303,41 @@ def test_one_mouse_mode_and_one_encoding_at_a_time_as_in_xterm(batch: bytes) -> 
     assert (term.modes.mouse, term.modes.mouse_encoding) == ("normal", "utf8")
     assert term.feed(b"\x1b[?1003$p\x1b[?1000$p\x1b[?1006$p") == \
         b"\x1b[?1003;2$y\x1b[?1000;1$y\x1b[?1006;2$y"
+    term.feed(b"\x1b[?1006l")  # resetting another encoding changes nothing
+    assert term.modes.mouse_encoding == "utf8"
     term.feed(b"\x1b[?1003l")  # resetting any tracking mode turns tracking off
     assert term.modes.mouse is None
+
+
+# -- found by the generative differential test against tmux ---------------------------------
+
+
+def test_SU_scrolls_by_its_first_parameter_whatever_follows() -> None:
+    assert screen(b"a\x1b[;S", 3, 2) == ["", ""]
+    assert screen(b"a\r\nb\x1b[1;2S", 3, 2) == ["b", ""]
+
+
+def test_SO_without_a_designation_draws_ASCII() -> None:
+    assert screen(b"\x0eq\x1b)0q\x0fq")[0] == "q\u2500q"
+
+
+def test_DECALN_fills_with_E_homes_the_cursor_and_resets_the_margins() -> None:
+    term, _ = feed_split(b"\x1b[31mab\x1b[2;3r\x1b[?6h\x1b[2;3H\x1b#8X\n\nY", 5, 3)
+    assert list(term.screen.lines) == ["XEEEE", "EEEEE", "EYEEE"]  # X at home
+    assert term.screen.cell(1, 0).style.fg == "default"  # E in the default style
+    assert term.screen.cell(0, 0).style.fg == "red"  # the pen stays
+    # No margins any more: three LFs from the top scroll the whole screen.
+    assert screen(b"\x1b[2;3r\x1b#8X\n\n\nY", 5, 3) == ["EEEEE", "EEEEE", " Y"]
+
+
+def test_REP_repeats_only_right_after_a_printed_character() -> None:
+    assert screen(b"a\n\x1b[b", 5, 2) == ["a", ""]  # after LF: nothing
+    assert screen(b"a\x1b[b\x1b[b", 5, 2)[0] == "aa"  # after REP: nothing
+    assert screen(b"a\x1b[m\x1b[2b", 5, 2)[0] == "a"  # after another sequence
+    assert screen(b"ab\x1b[2b", 5, 2)[0] == "abbb"
+
+
+def test_tmux_backspace_without_autowrap_steps_left_of_the_last_column() -> None:
+    term = Terminal(2, 1, emulation=Emulation(backspace_at_wrap="tmux"))
+    term.feed(b"\x1b[?7laa\x08b")
+    assert term.screen.lines[0] == "ba"
