@@ -12,7 +12,9 @@ What it does
    ``$HOME/.config/agent-repl/config.json``) and ``Theme: <value>`` is printed.
 2. Boot: prints ``Starting the local server...`` and "boots" a fake server.
    Meanwhile the bottom toolbar reads ``state: booting``, there is no prompt
-   and Enter is ignored.
+   and Enter is ignored. The boot's clock starts when the toolbar is first
+   drawn, so that state is always shown (without a CPR answer it never is,
+   and the boot never ends).
 3. Then the ``❯ `` prompt appears (toolbar ``state: sleeping``). Submitting a
    non-empty line switches to ``state: working <spinner>`` and streams a
    four-line reply above the prompt over about one second, starting with
@@ -24,7 +26,8 @@ What it does
 Environment variables
 ---------------------
 HOME, XDG_CONFIG_HOME      where the config file lives.
-AGENT_REPL_BOOT_SECONDS    boot duration in seconds (float, default 0.5).
+AGENT_REPL_BOOT_SECONDS    boot duration in seconds, from the toolbar's first
+                           frame (float, default 0.5).
 AGENT_REPL_BOOT_HANG=1     the boot never finishes (kill the program).
 
 Traps it demonstrates
@@ -111,6 +114,12 @@ class AgentRepl:
             key_bindings=self.key_bindings(),
             style=Style.from_dict({"prompt": THEMES.get(theme, "")}),
         )
+        # The boot's clock starts once "state: booting" has been drawn, so
+        # every run shows that state, however late its first frame comes
+        # (the toolbar waits for the CPR answer; a loaded machine delays it).
+        self.toolbar_drawn = asyncio.Event()
+        self._toolbar_rendered = False
+        self.session.app.after_render += self._after_render
 
     @property
     def state(self) -> str:
@@ -121,7 +130,12 @@ class AgentRepl:
     def message(self) -> StyleAndTextTuples:
         return [] if self.booting else [("class:prompt", PROMPT)]
 
+    def _after_render(self, _app: object) -> None:
+        if self._toolbar_rendered:
+            self.toolbar_drawn.set()
+
     def toolbar(self) -> StyleAndTextTuples:
+        self._toolbar_rendered = True  # called only when the toolbar is drawn
         spinner = f" {SPINNER[self.frame % len(SPINNER)]}" if self.busy else ""
         return [("reverse", f" state: {self.state}{spinner} ")]
 
@@ -147,6 +161,7 @@ class AgentRepl:
         self.session.app.invalidate()
 
     async def boot(self, seconds: float, hang: bool) -> None:
+        await self.toolbar_drawn.wait()
         if hang:
             await asyncio.Event().wait()  # never set: boots forever
         await asyncio.sleep(seconds)
