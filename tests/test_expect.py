@@ -124,7 +124,7 @@ CLOCK = [sys.executable, "-c", textwrap.dedent("""
     for i in range(400):
         sys.stdout.write(f"\\x1b[3;1Hclock {time.monotonic():.3f} tick {i}\\x1b[K")
         sys.stdout.flush()
-        time.sleep(0.02)
+        time.sleep(0.02)  # sync-ok: a clock ticks; the test waits on the screen
 """)]
 
 
@@ -228,7 +228,10 @@ async def test_fullscreen(tmp_path):
 '''
 
 
-def _suite(pytester: pytest.Pytester) -> None:
+def _suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test file the runs below use, with the dark theme and "hello"."""
+    monkeypatch.setenv("THEME", "dark")
+    monkeypatch.setenv("WORD", "hello")
     env = inherited_env()
     env["AGENT_REPL_BOOT_SECONDS"] = "0.2"
     pytester.makepyfile(test_app=SUITE.format(
@@ -238,9 +241,7 @@ def _suite(pytester: pytest.Pytester) -> None:
 def test_goldens_are_written_checked_and_rewritten(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _suite(pytester)
-    monkeypatch.setenv("THEME", "dark")
-    monkeypatch.setenv("WORD", "hello")
+    _suite(pytester, monkeypatch)
     screens = pytester.path / "test_app.screens"
     # 1. No goldens yet: the run fails and says how to write them.
     result = pytester.runpytest("-p", "no:randomly")
@@ -278,9 +279,7 @@ def test_goldens_are_written_checked_and_rewritten(
 def test_goldens_no_test_used_are_listed(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _suite(pytester)
-    monkeypatch.setenv("THEME", "dark")
-    monkeypatch.setenv("WORD", "hello")
+    _suite(pytester, monkeypatch)
     pytester.runpytest("-p", "no:randomly", "--termsim-update").assert_outcomes(passed=2)
     stale = pytester.path / "test_app.screens" / "test_gone__old.screen"
     stale.write_text("screen 1x1\n| |\n")

@@ -123,7 +123,7 @@ import termsim
 from termsim import Text
 
 PROGRAM = ("import sys, time; sys.stdout.write('step 1 of 2\\\\r\\\\nstep 2 of 2: done\\\\r\\\\n');"
-           "sys.stdout.flush(); time.sleep(60)")
+           "sys.stdout.flush(); time.sleep(60)")  # sync-ok: a program that idles
 
 @pytest.fixture
 def anyio_backend():

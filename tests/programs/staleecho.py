@@ -22,13 +22,13 @@ def show(text: str) -> None:
 sys.stdout.write("READY\r\n")
 count = 0
 while True:
-    time.sleep(before)  # the program is busy; the test's key waits in the queue
+    time.sleep(before)  # sync-ok: the program is busy; the test's key waits in the queue
     show("state: sleeping")  # stale: drawn before the key is read
-    time.sleep(gap)
+    time.sleep(gap)  # sync-ok: the program's own pace, what the test races
     key = os.read(0, 1)
     if key == b"\x04":
         break
     count += 1
     show("state: working")
-    time.sleep(work)
+    time.sleep(work)  # sync-ok: the program's own pace
     show(f"state: sleeping (answered {count}: {key.decode()})")
