@@ -932,9 +932,10 @@ class TermScreen(pyte.Screen):
             self.tab()
 
     def tab_backward(self, count: int | None = None) -> None:
-        """CBT (``CSI n Z``)."""
+        """CBT (``CSI n Z``). From a pending wrap it counts from the last
+        column, where the cursor is (xterm's ``TabPrev`` from ``cur_col``)."""
         for _ in range(min(count or 1, self.columns)):
-            stops = [s for s in self.tabstops if s < min(self.cursor.x, self.columns)]
+            stops = [s for s in self.tabstops if s < min(self.cursor.x, self.columns - 1)]
             self.cursor.x = max(stops) if stops else 0
 
     # -- modes ---------------------------------------------------------------

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 
+from pyte.graphics import FG_BG_256
+
 from termsim import Playback, Recording, Snapshot, Terminal
 from termsim._terminal import Policy
 
@@ -70,3 +72,21 @@ def sampled_screens(path: str | os.PathLike[str], samples: int = 25) -> Iterator
     times = sorted({e.t for e in recording.events})
     for t in [*times[:: max(1, len(times) // samples)], None]:
         yield playback.screen_at(t)
+
+
+#: pyte's colour names (SGR 30-37/40-47 and 90-97/100-107) as palette
+#: indexes; pyte 0.8.2 misspells SGR 95/105 "bfightmagenta".
+PYTE_COLOUR_INDEX: dict[str, int] = {
+    name: i for i, name in enumerate(
+        ["black", "red", "green", "brown", "blue", "magenta", "cyan", "white",
+         "brightblack", "brightred", "brightgreen", "brightbrown", "brightblue",
+         "brightmagenta", "brightcyan", "brightwhite"])
+}
+PYTE_COLOUR_INDEX["bfightmagenta"] = 13
+#: pyte keeps ``38;5;n`` as the palette entry's hex value: the index back. A
+#: few values are in the palette twice (000000 is 0 and 16, ffffff is 15 and
+#: 231, ff0000 is 9 and 196...): the lower index wins, as it does for a
+#: 24-bit colour that happens to equal a palette entry.
+PYTE_HEX_INDEX: dict[str, int] = {}
+for _index, _hex in enumerate(FG_BG_256):
+    PYTE_HEX_INDEX.setdefault(_hex, _index)

@@ -39,8 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import feed_split
-from pyte.graphics import FG_BG_256
+from helpers import PYTE_COLOUR_INDEX, PYTE_HEX_INDEX, feed_split
 from wcwidth import wcwidth
 
 from termsim import Emulation, Terminal
@@ -52,24 +51,10 @@ COLS, ROWS = 80, 24
 #: that xterm does not make, one is SGR 2 (dim), which pyte cannot keep.
 PASSING = 345
 
-#: pyte's colour names for SGR 30-37/40-47 and 90-97/100-107, as vt100-rust's
-#: palette indexes (pyte 0.8.2 misspells SGR 105 "bfightmagenta").
-_NAMED = {
-    name: i
-    for i, name in enumerate(
-        ["black", "red", "green", "brown", "blue", "magenta", "cyan", "white",
-         "brightblack", "brightred", "brightgreen", "brightbrown", "brightblue",
-         "brightmagenta", "brightcyan", "brightwhite"]
-    )
-}
-_NAMED["bfightmagenta"] = 13
-#: pyte stores ``38;5;n`` as the palette entry's hex value, so map it back. A
-#: few hex values are in the palette twice (000000 is 0 and 16, ffffff is 15
-#: and 231, ff0000 is 9 and 196...): the lower index wins, as does a 24-bit
-#: colour that happens to equal a palette entry. No fixture depends on either.
-_HEX: dict[str, int] = {}
-for _i, _hex in enumerate(FG_BG_256):
-    _HEX.setdefault(_hex, _i)
+#: pyte's colour names and ``38;5;n`` hex values, as vt100-rust's palette
+#: indexes (``tests/helpers.py``; no fixture depends on a value the palette
+#: holds twice).
+_NAMED, _HEX = PYTE_COLOUR_INDEX, PYTE_HEX_INDEX
 
 _MOUSE = {None: None, "x10": "press", "normal": "press_release", "button": "button_motion",
           "any": "any_motion"}

@@ -341,3 +341,8 @@ def test_tmux_backspace_without_autowrap_steps_left_of_the_last_column() -> None
     term = Terminal(2, 1, emulation=Emulation(backspace_at_wrap="tmux"))
     term.feed(b"\x1b[?7laa\x08b")
     assert term.screen.lines[0] == "ba"
+
+
+def test_CBT_from_a_pending_wrap_counts_from_the_last_column() -> None:
+    # 17 columns, stops at 8 and 16: the cursor is on 16, so CBT goes to 8.
+    assert screen(b"a" * 17 + b"\x1b[ZX", 17, 1)[0] == "a" * 8 + "X" + "a" * 8

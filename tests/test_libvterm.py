@@ -127,7 +127,7 @@ from typing import Protocol
 
 import pyte
 import pytest
-from pyte.graphics import FG_BG_256
+from helpers import PYTE_COLOUR_INDEX, PYTE_HEX_INDEX
 from pyte.screens import Char
 from wcwidth import wcwidth
 
@@ -405,19 +405,8 @@ VTERM_PALETTE: list[RGB] = [
 ]
 VTERM_DEFAULT_FG: RGB = (240, 240, 240)
 VTERM_DEFAULT_BG: RGB = (0, 0, 0)
-#: pyte's colour names for SGR 30-37/90-97 (it misspells SGR 95's "bfightmagenta").
-_NAMED = {
-    name: i for i, name in enumerate(
-        ["black", "red", "green", "brown", "blue", "magenta", "cyan", "white",
-         "brightblack", "brightred", "brightgreen", "brightbrown", "brightblue",
-         "brightmagenta", "brightcyan", "brightwhite"])
-}
-_NAMED["bfightmagenta"] = 13
-#: pyte keeps ``38;5;n`` as xterm's hex value for entry n: map it back (the
-#: lower index where a value is in the palette twice, as test_conformance does).
-_HEX: dict[str, int] = {}
-for _i, _hex in enumerate(FG_BG_256):
-    _HEX.setdefault(_hex, _i)
+#: pyte's colour names and ``38;5;n`` hex values as palette indexes.
+_NAMED, _HEX = PYTE_COLOUR_INDEX, PYTE_HEX_INDEX
 
 
 def rgb_of(colour: str, default: RGB) -> RGB:
