@@ -56,7 +56,7 @@ from tmux_pane import CLOSE, PaneScreen, TmuxError, TmuxPane
 from wcwidth import wcwidth
 
 import termsim
-from termsim import Emulation
+from termsim import Emulation, Style
 
 # -- tokens ------------------------------------------------------------------------------
 
@@ -427,26 +427,18 @@ def parse(cols: int, rows: int, data: bytes) -> Program:
 # -- what each terminal shows -----------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Look:
-    """What a cell looks like, as far as both terminals can show it."""
-
-    fg: str
-    bg: str
-    bold: bool = False
-    italic: bool = False
-    underline: bool = False
-    reverse: bool = False
-    strikethrough: bool = False
-    blink: bool = False
-
-    def __str__(self) -> str:
-        flags = [name for name in ("bold", "italic", "underline", "reverse", "strikethrough",
-                                   "blink") if getattr(self, name)]
-        return " ".join([f"fg={self.fg}", f"bg={self.bg}", *flags])
+#: What a cell looks like, as far as both terminals can show it: termsim's
+#: Style, with colours as RGB hex (or "fg"/"bg" for the defaults, "-" for a
+#: blank's foreground), so that both sides name a colour the same way.
+Look = Style
 
 
-_PLAIN = Look("fg", "bg")
+def _described(look: Look) -> str:
+    flags = [name for name in ("bold", "italic", "underline", "reverse", "strikethrough",
+                               "blink") if getattr(look, name)]
+    return " ".join([f"fg={look.fg}", f"bg={look.bg}", *flags])
+
+
 _NAMED = PYTE_COLOUR_INDEX  # pyte's colour names, as palette entries
 
 
@@ -767,8 +759,8 @@ def side_by_side(ours: View, theirs: View) -> list[str]:
     for r, (mine, tmux) in enumerate(zip(ours.cells, theirs.cells, strict=True)):
         for c in range(min(len(mine), len(tmux))):
             if mine[c] != tmux[c] and shown < 6:
-                out.append(f"  cell {r},{c}: termsim {mine[c][0]!r} {mine[c][1]}; "
-                           f"tmux {tmux[c][0]!r} {tmux[c][1]}")
+                out.append(f"  cell {r},{c}: termsim {mine[c][0]!r} {_described(mine[c][1])}; "
+                           f"tmux {tmux[c][0]!r} {_described(tmux[c][1])}")
                 shown += 1
     return out
 
