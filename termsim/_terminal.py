@@ -413,7 +413,7 @@ class Terminal:
                 line = buffer.get(y)
                 row = dict(line) if line else {}
                 rows_cache[y] = row
-                # A row of plain text (TextRow, fast path) still knows its text.
+                # A row that still knows its text (TextRow) saves rebuilding it.
                 text = line.text if type(line) is TextRow else None
                 text_cache[y] = text if text is not None else row_text(row, cols)
         self._stale.clear()
