@@ -66,6 +66,7 @@ import re
 import unicodedata
 from collections import defaultdict, deque
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import pyte
@@ -208,7 +209,7 @@ class TermScreen(pyte.Screen):
                                       else self.g3_charset)
             self.single_shift = 0
             data = first + self._in_gl(data[1:])
-        else:
+        elif self.charset or self.g0_charset is not _LAT1:  # inline: the common case
             data = self._in_gl(data)
         self.last_char = data[-1]
         if data.isascii() and mo.IRM not in self.mode:
@@ -309,7 +310,7 @@ class TermScreen(pyte.Screen):
                 glyphs = self._glyph_table(attrs)
         buffer = self.buffer
         dirty = self.dirty
-        set_cell, set_cells = dict.__setitem__, dict.update
+        set_cells = dict.update
         while data:
             x = cursor.x
             if x >= columns:
@@ -333,15 +334,17 @@ class TermScreen(pyte.Screen):
             # Overwriting half of a wide character blanks its other half.
             if x and line.get(x, _NO_CELL).data == "":
                 line[x - 1] = line[x - 1]._replace(data=" ")
+                _forget(line)
             if end < columns and line.get(end, _NO_CELL).data == "":
                 line[end] = line[end]._replace(data=" ")
-            # The cells are set with dict's own methods, which leave a
-            # TextRow's text as it was: it is updated here, by slicing.
+                _forget(line)
+            # A TextRow's text is updated below, by slicing (setting a cell
+            # leaves it as it was; ``update`` would forget it).
             if end - x == 1:
-                set_cell(line, x, glyphs[segment])
+                line[x] = glyphs[segment]
             elif end - x < _SHORT_RUN:
                 for col, ch in enumerate(segment, x):
-                    set_cell(line, col, glyphs[ch])
+                    line[col] = glyphs[ch]
             else:  # range and segment have the same length by construction
                 set_cells(line, zip(range(x, end), map(glyphs.__getitem__, segment),
                                     strict=False))
@@ -360,7 +363,6 @@ class TermScreen(pyte.Screen):
         if _UNDECODED.search(data):
             data = _UNDECODED.sub(_replacement, data)
         graphemes = self.graphemes
-        set_cell = dict.__setitem__  # the row's text is forgotten below
         for char in data:
             if graphemes and self._extends_cluster(char):
                 continue
@@ -386,10 +388,10 @@ class TermScreen(pyte.Screen):
                 line.text = None  # rebuilt from the cells when asked
             x = cursor.x
             self._unsplit(line, x)
-            set_cell(line, x, cursor.attrs._replace(data=char))
+            line[x] = cursor.attrs._replace(data=char)
             if width == 2 and x + 1 < columns:
                 self._unsplit(line, x + 1, left=False)
-                set_cell(line, x + 1, cursor.attrs._replace(data=""))
+                line[x + 1] = cursor.attrs._replace(data="")
             cursor.x = min(x + width, columns)
             self.dirty.add(cursor.y)
 
@@ -419,6 +421,7 @@ class TermScreen(pyte.Screen):
         if not joins:
             return False
         line[x] = cell._replace(data=text + char)
+        _forget(line)
         self.last_char = text + char
         self.dirty.add(y)
         if char == "\ufe0f" and wcwidth(text[0]) == 1 and x + 1 < self.columns:
@@ -433,6 +436,7 @@ class TermScreen(pyte.Screen):
         old = line.get(x)
         if old is None:
             return
+        _forget(line)
         if old.data == "" and x > 0 and left:
             prev = line.get(x - 1)
             if prev is not None:
@@ -457,6 +461,7 @@ class TermScreen(pyte.Screen):
             x -= 1  # the stub of a wide character: combine with its left half
         last = line[x]
         line[x] = last._replace(data=unicodedata.normalize("NFC", last.data + char))
+        _forget(line)
         # REP repeats the whole character, marks included.
         self.last_char = line[x].data
         self.dirty.add(y)
@@ -504,6 +509,7 @@ class TermScreen(pyte.Screen):
                         del line[x]
                     else:
                         line[x] = blank
+                _forget(line)
             if blank is not None:
                 buffer[y].update((x, blank) for x in range(start, stop) if x not in buffer[y])
             return
@@ -518,9 +524,9 @@ class TermScreen(pyte.Screen):
             if start <= 0 and stop >= columns:
                 del buffer[y]
                 return
-            delete = dict.__delitem__  # a TextRow's text is updated below
-            for x in [x for x in line if start <= x < stop]:
-                delete(line, x)
+            # dict's own delete (a TextRow's text is updated below), looped in C.
+            gone = [x for x in line if start <= x < stop]
+            any(map(dict.__delitem__, repeat(line, len(gone)), gone))
         else:
             line = buffer[y]
             dict.update(line, dict.fromkeys(range(start, stop), blank))
@@ -1179,6 +1185,7 @@ class TermScreen(pyte.Screen):
                 for k in range(width):
                     if cells[i + k] is not None:
                         line[x + k] = cells[i + k]  # type: ignore[assignment]
+                        _forget(line)
                 x += width
             i += width
         if mark >= len(cells) and at is None and mark >= 0:
@@ -1302,19 +1309,18 @@ class _Saved(NamedTuple):
 class TextRow(StaticDefaultDict[int, Char]):
     """A row that knows its text (one character per column) while it holds
     single-width characters only: a snapshot reads it instead of rebuilding
-    it cell by cell. New rows start blank and known; ``_draw_ascii`` and
-    ``feed_lines`` keep the text up to date as they write (with dict's own
-    methods, then a slice); any other change goes through the methods
-    below, which forget it, and the text is then rebuilt from the cells."""
+    it cell by cell. New rows start blank and known; ``_draw_ascii``,
+    ``_erase_cells`` and ``feed_lines`` keep the text up to date as they
+    write. Setting one cell (``row[x] = cell``, the hot path) leaves the
+    text alone, so every other place in this module that sets a cell calls
+    ``_forget`` (the property test in ``tests/test_fast_lines.py`` checks
+    every row's text against its cells after each step of random streams);
+    the other ways to change a row, below, forget it themselves."""
 
     def __init__(self, default: Char, text: str) -> None:
         # StaticDefaultDict.__init__ only sets ``default``: set both here.
         self.default = default
         self.text: str | None = text
-
-    def __setitem__(self, key: int, value: Char) -> None:
-        self.text = None
-        super().__setitem__(key, value)
 
     def __delitem__(self, key: int) -> None:
         self.text = None
@@ -1367,6 +1373,13 @@ def history_cells(row: HistoryRow) -> StaticDefaultDict[int, Char] | None:
     if isinstance(row, WrappedText):
         line.wrapped = True  # type: ignore[attr-defined]
     return line if row else None
+
+
+def _forget(line: StaticDefaultDict[int, Char]) -> None:
+    """A cell of ``line`` was set other than by ``_draw_ascii``: its text
+    (``TextRow``) is rebuilt from the cells when a snapshot asks."""
+    if type(line) is TextRow:
+        line.text = None
 
 
 def _is_regional(char: str) -> bool:

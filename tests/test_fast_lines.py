@@ -91,6 +91,9 @@ _TOKENS = st.sampled_from([
     # Edits in the middle of a row that holds a long run (its text is kept).
     b"\x1b[3;5H\x1b[K", b"\x1b[2;3H\x1b[4X", b"\x1b[1;6H\x1b[1K", b"\x1b[4;2H\x1b[3P",
     b"\x1b[5;9H\x1b[2@", b"\x1b[3;5Hwritten over", b"\x1b[41m\x1b[2;4H\x1b[K\x1b[m",
+    # Marks, clusters and wide characters over a row whose text is kept.
+    b"\x1b[2;3H\xcc\x81", "\u200d\U0001f469".encode(), "\u2764\ufe0f".encode(),
+    b"\x1b[1;1H\xe4\xb8\xad", b"\x1b[3;4H\xe6\x96\x87x",
 ])
 
 
@@ -98,12 +101,13 @@ _TOKENS = st.sampled_from([
     steps=st.lists(st.one_of(_TOKENS, st.tuples(st.integers(1, 90), st.integers(1, 12))),
                    min_size=1, max_size=40),
     reflow=st.booleans(),
+    graphemes=st.booleans(),
 )
 @settings(max_examples=500, deadline=None, database=None)
 def test_a_rows_kept_text_is_always_the_text_of_its_cells(
-    steps: list[bytes | tuple[int, int]], reflow: bool,
+    steps: list[bytes | tuple[int, int]], reflow: bool, graphemes: bool,
 ) -> None:
-    term = Terminal(20, 6, emulation=Emulation(reflow=reflow))
+    term = Terminal(20, 6, emulation=Emulation(reflow=reflow, graphemes=graphemes))
     for step in steps:
         if isinstance(step, tuple):
             term.resize(*step)
