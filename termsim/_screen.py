@@ -401,13 +401,11 @@ class TermScreen(pyte.Screen):
         tone, the second regional indicator of a flag, a variation
         selector); VS16 makes a one-column character two columns wide when
         there is room. Returns whether ``char`` was used so."""
-        x, y = self.cursor.x, self.cursor.y
-        if x == 0:
+        before = self._cell_before_cursor()
+        if before is None:
             return False
-        line = self.buffer[y]
-        x = min(x, self.columns) - 1
-        if line.get(x) is not None and line[x].data == "" and x > 0:
-            x -= 1  # the right half of a wide character
+        line, x = before
+        y = self.cursor.y
         cell = line.get(x)
         if cell is None or not cell.data:
             return False
@@ -452,19 +450,30 @@ class TermScreen(pyte.Screen):
         At the first column there is none (the cursor was moved there), and
         the character is dropped; during a pending wrap it is the last column.
         """
-        x, y = self.cursor.x, self.cursor.y
-        if x == 0:
+        before = self._cell_before_cursor()
+        if before is None:
             return
-        line = self.buffer[y]
-        x = min(x, self.columns) - 1
-        if line.get(x) is not None and line[x].data == "" and x > 0:
-            x -= 1  # the stub of a wide character: combine with its left half
+        line, x = before
         last = line[x]
         line[x] = last._replace(data=unicodedata.normalize("NFC", last.data + char))
         _forget(line)
         # REP repeats the whole character, marks included.
         self.last_char = line[x].data
-        self.dirty.add(y)
+        self.dirty.add(self.cursor.y)
+
+    def _cell_before_cursor(self) -> tuple[StaticDefaultDict[int, Char], int] | None:
+        """The row and column of the character before the cursor, which a
+        mark or a cluster's next code point joins: the last column during a
+        pending wrap, the left half of a wide character; None at column 0
+        (the cursor was moved there: nothing to join)."""
+        x = self.cursor.x
+        if x == 0:
+            return None
+        line = self.buffer[self.cursor.y]
+        x = min(x, self.columns) - 1
+        if x > 0 and _is_stub(line.get(x)):
+            x -= 1
+        return line, x
 
     def repeat_last(self, count: int | None = None) -> None:
         """REP (``CSI n b``): repeat the last drawn graphic character."""
