@@ -248,7 +248,8 @@ def test_goldens_are_written_checked_and_rewritten(
     result.assert_outcomes(failed=2)
     # Count the raised errors, not the summary lines: whether pytest's short
     # summary repeats the message depends on the terminal's width.
-    raised = [line for line in result.outlines if re.match(r"E\s+termsim\.GoldenMissing: no golden screen at", line)]
+    missing = re.compile(r"E\s+termsim\.GoldenMissing: no golden screen at")
+    raised = [line for line in result.outlines if missing.match(line)]
     assert len(raised) == 2, result.stdout.str()
     # 2. --termsim-update writes them; 3. the next run passes, unchanged.
     result = pytester.runpytest("-p", "no:randomly", "--termsim-update")
