@@ -5,7 +5,9 @@ This replaces pyte's ``Stream``. pyte's generator state machine takes one
 sequences (``CSI ? 6 n``, ``CSI 1 ; 2 C``) and loses the rest of the chunk,
 prints DCS/APC bodies as text and stops at colon sub-parameters. Here a regular
 expression finds each token, the handler gets the whole token at once, and an
-incomplete token at the end of a chunk waits for the next one.
+incomplete token at the end of a chunk waits for the next one. A run of CSI
+sequences, CR and LF is one token: the actions its parts had are kept, so a
+frame's usual run of mode switches costs one lookup the next time.
 
 Rules, as in xterm's parser (see ``ctlseqs``):
 
@@ -35,9 +37,13 @@ MAX_STRING = 1 << 16
 MAX_PENDING = 256
 
 #: The two commonest tokens in one match: a text run (the match's
-#: ``lastindex`` is 1) or a whole 7-bit CSI sequence without controls inside
-#: (``lastindex`` is ``None``).
-_TOKEN = re.compile(r"([^\x00-\x1f\x7f-\x9f]+)|\x1b\[[0-?]*[ -/]*[@-~]")
+#: ``lastindex`` is 1) or a run of whole 7-bit CSI sequences without
+#: controls inside, and of CR and LF (``lastindex`` is ``None``).
+_TOKEN = re.compile(r"([^\x00-\x1f\x7f-\x9f]+)|(?:\x1b\[[0-?]*[ -/]*[@-~]|[\r\n])+")
+#: The parts of such a run.
+_RUN_PART = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\r\n]")
+#: How many runs keep their list of actions (``Parser._runs``).
+MAX_RUNS = 4096
 _CSI = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 _CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")
 _CSI8 = re.compile(r"\x9b([0-?]*)([ -/]*)([@-~])")
@@ -58,7 +64,8 @@ _EMBEDDED = frozenset(map(chr, range(0x20))) - {"\x18", "\x1a", "\x1b"} | {"\x7f
 class Handler(Protocol):
     @property
     def controls(self) -> Mapping[str, Callable[[], None]]:
-        """Actions for C0 controls, called instead of ``control()``."""
+        """Actions for C0 controls, called instead of ``control()``; CR and
+        LF must be there (runs of sequences hold them)."""
 
     @property
     def sequences(self) -> Mapping[str, Callable[[], None]]:
@@ -92,6 +99,11 @@ class Parser:
         self.next = 0
         #: Whether the last token was printed text (REP repeats only then).
         self.printed = False
+        # Runs of sequences seen before: the run -> for each part, its ready
+        # action (in the handler's ``sequences`` or ``controls``; ``None``
+        # for a part the handler must see whole: a query, a 24-bit colour),
+        # and where the part starts and ends in the run.
+        self._runs: dict[str, tuple[tuple[Callable[[], None] | None, int, int], ...]] = {}
         # Controls already executed inside the held-back sequence.
         self._executed = 0
 
@@ -154,11 +166,26 @@ class Parser:
                         if not printed:
                             self.printed = printed = True
                     else:
-                        action = sequences.get(m.group())
+                        run = m.group()
+                        action = sequences.get(run)
                         if action is not None:
                             action()
-                        else:  # the same bytes again, split into fields
-                            self._csi(_CSI.match(data, i), i)  # type: ignore[arg-type]
+                        else:
+                            parts = self._runs.get(run)
+                            if parts is None:
+                                self._run(data, i, j)
+                            else:
+                                try:
+                                    for action, start, end in parts:  # noqa: B007 (`end`: below)
+                                        if start and printed:  # only the first part
+                                            self.printed = printed = False  # follows text
+                                        if action is not None:
+                                            action()
+                                        else:
+                                            self._csi(_CSI.match(run, start), i + start)  # type: ignore[arg-type]
+                                except Exception:
+                                    self.next = i + end  # resume after that part
+                                    raise
                         if printed:
                             self.printed = printed = False
                     i = j
@@ -195,6 +222,43 @@ class Parser:
                 self._executed = 0
                 i = max(self.next, i + 1)
         return len(self._pending)
+
+    def _run(self, data: str, start: int, stop: int) -> None:
+        """A run of CSI sequences, CR and LF (``_TOKEN``'s second kind) not
+        met before: each part on its own, as if it were a token. The run then
+        keeps each part's ready action, and the next time costs one lookup
+        and the calls (hot path: prompt_toolkit starts and ends every frame
+        with the same ``ESC[?25l ESC[?7l`` ... ``ESC[?7h ESC[0m ESC[?12l
+        ESC[?25h``); a part without one (a query) goes to the handler whole
+        each time, at its own index.
+        """
+        h = self.handler
+        sequences, controls = h.sequences, h.controls
+        parts: list[tuple[Callable[[], None] | None, int, int]] = []
+        for m in _RUN_PART.finditer(data, start, stop):
+            part, i = m.group(), m.start()
+            self.next = end = m.end()
+            action: Callable[[], None] | None
+            if len(part) == 1:  # CR or LF: always in ``controls``
+                action = controls[part]
+                action()
+            else:
+                action = sequences.get(part)
+                if action is None:
+                    csi = _CSI.match(part)
+                    assert csi is not None  # a part of a run is a whole sequence
+                    self._csi(csi, i)
+                    action = sequences.get(part)  # ready from now on?
+                else:
+                    action()
+            self.printed = False
+            parts.append((action, i - start, end - start))
+        if len(parts) == 1 and parts[0][0] is None:
+            return  # a lone 24-bit colour or query: nothing to keep
+        runs = self._runs
+        if len(runs) >= MAX_RUNS:
+            runs.clear()
+        runs[data[start:stop]] = tuple(parts)
 
     # -- escape sequences ------------------------------------------------------
 

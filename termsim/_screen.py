@@ -300,12 +300,13 @@ class TermScreen(pyte.Screen):
         attrs = cursor.attrs
         glyphs: Mapping[str, Char] | None = self._glyphs.get(attrs)
         if glyphs is None:
-            if len(data) == 1 and attrs is not self._single:
-                # One character in attributes not drawn with before: true-
-                # colour output draws each character in its own colour, so
+            if attrs is not self._single:
+                # Attributes not drawn with just before: true-colour output
+                # draws each run in its own colour, most never seen again, so
                 # the table is only made when they come a second time.
                 self._single = attrs
-                glyphs = {data: _new_tuple(type(attrs), (data, *attrs[1:]))}
+                cls, style = type(attrs), attrs[1:]
+                glyphs = {ch: _new_tuple(cls, (ch, *style)) for ch in data}
             else:
                 glyphs = self._glyph_table(attrs)
         buffer = self.buffer

@@ -158,6 +158,11 @@ def true_colour(params: str) -> bool:
     return "8;2;" in params or "8:2:" in params
 
 
+#: The pen after SGR 0 (unprotected, outside DECSCNM): one shared value, so
+#: that what is drawn with it finds its glyphs by identity.
+_DEFAULT_PEN = Char(" ", "default", "default")
+
+
 def _replaced(attrs: Char, changes: Mapping[str, object]) -> Char:
     """``attrs._replace(**changes)`` in one pass of C code (every new colour)."""
     # type(attrs): a protected pen (DECSCA) stays protected.
@@ -240,7 +245,7 @@ class SgrAction:
     ``benchmarks/bench_feed.py``, the colour stream.
     """
 
-    __slots__ = ("_after", "_before", "_params", "_screen", "_sgr")
+    __slots__ = ("_after", "_before", "_params", "_reset", "_screen", "_sgr")
 
     def __init__(self, sgr: Sgr, params: str) -> None:
         self._sgr = sgr
@@ -248,6 +253,9 @@ class SgrAction:
         self._params = params
         self._before: Char | None = None
         self._after: Char | None = None
+        #: SGR 0 gives the same pen whatever came before (an unprotected one
+        #: outside DECSCNM), so it needs no memo entry per former pen.
+        self._reset = params in ("", "0")
 
     def __call__(self) -> None:
         s = self._screen
@@ -255,6 +263,9 @@ class SgrAction:
         before = cursor.attrs
         if before is self._before and mo.DECSCNM not in s.mode:
             cursor.attrs = self._after  # type: ignore[assignment]
+            return
+        if self._reset and type(before) is Char and mo.DECSCNM not in s.mode:
+            cursor.attrs = _DEFAULT_PEN
             return
         if self._sgr.apply(self._params) and mo.DECSCNM not in s.mode:
             self._before, self._after = before, cursor.attrs

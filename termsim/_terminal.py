@@ -501,15 +501,18 @@ class _Dispatch:
             self.term.unknown[f"C0 control 0x{ord(char):02x}"] += 1
 
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
+        if final == "m" and not (private or inter) and true_colour(params):
+            # Seldom seen twice: neither kept as a sequence nor memoised.
+            self.sgr.apply(params)
+            return
         action = self._csi_action(private, params, inter, final)
         if action is None:
             self._csi_other(private, params, inter, final, index)
             return
-        if not (final == "m" and true_colour(params)):
-            sequences = self.sequences
-            if len(sequences) >= _MAX_SEQUENCES:
-                sequences.clear()
-            sequences[f"\x1b[{private}{params}{inter}{final}"] = action
+        sequences = self.sequences
+        if len(sequences) >= _MAX_SEQUENCES:
+            sequences.clear()
+        sequences[f"\x1b[{private}{params}{inter}{final}"] = action
         action()
 
     def _csi_action(

@@ -1,0 +1,145 @@
+"""Runs of escape sequences: the tokenizer takes a run of CSI sequences, CR
+and LF as one token and, the next time the same run comes, replays the
+actions its parts had (issue "Speed, round two": prompt_toolkit starts and
+ends every frame with the same run). A run must do exactly what its parts do
+one by one, whatever it holds: queries answered at their own byte, REP
+seeing whether text came just before, a failure skipping one part only.
+
+``feed_split`` (``tests/helpers.py``) compares feeding whole (runs, and the
+second time cached runs) with feeding a byte at a time (no runs at all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from helpers import feed_chunks, feed_split, query_log
+
+from termsim import Terminal
+from termsim._parser import Parser
+
+PTK = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ptk.bin"
+
+
+def test_a_run_seen_again_answers_its_query_at_its_own_offset() -> None:
+    frame = b"\x1b[?25l\x1b[6n\x1b[?7l\x1b[0;7mab\r\n"
+    term, replies = feed_split(frame * 3)
+    offsets = [6, 6 + len(frame), 6 + 2 * len(frame)]
+    assert [(kind, offset) for kind, _, offset, _, _ in query_log(term)] == [
+        ("cpr", offset) for offset in offsets
+    ]
+    # Each CPR answers from where the cursor was at that query: row 1, 2, 3.
+    assert replies == b"\x1b[1;1R\x1b[2;1R\x1b[3;1R"
+    assert term.screen.cursor.visible is False
+
+
+def test_REP_first_in_a_run_repeats_the_text_before_it_every_time() -> None:
+    term, _ = feed_split(b"a\x1b[2b\x1b[0m\r\nb\x1b[2b\x1b[0m\r\n")
+    assert term.screen.lines[0].rstrip() == "aaa"
+    assert term.screen.lines[1].rstrip() == "bbb"
+
+
+def test_REP_after_another_sequence_of_the_run_repeats_nothing_every_time() -> None:
+    # Not right after a print: xterm and termsim repeat nothing.
+    term, _ = feed_split(b"a\x1b[0m\x1b[2b\r\nb\x1b[0m\x1b[2b\r\n")
+    assert term.screen.lines[0].rstrip() == "a"
+    assert term.screen.lines[1].rstrip() == "b"
+
+
+def test_a_cached_run_counts_what_it_does_not_understand_each_time() -> None:
+    term, _ = feed_split(b"\x1b[?25l\x1b[99y\x1b[0m" * 3)
+    assert sum(term.unknown.values()) == 3
+
+
+def test_a_run_of_24_bit_colours_colours_each_time() -> None:
+    term, _ = feed_split(b"\x1b[38;2;1;2;3m\x1b[1mx\x1b[0m" * 2 + b"\x1b[38;2;1;2;3m\x1b[1my")
+    styles = [term.screen.cell(0, col).style for col in range(3)]
+    assert [(s.fg, s.bold) for s in styles] == [("010203", True)] * 3
+
+
+def test_a_recorded_prompt_toolkit_stream_gives_the_same_terminal_in_any_chunks() -> None:
+    data = PTK.read_bytes()
+    whole, replies = feed_chunks([data])
+    for size in (1, 7, 4096):
+        term, got = feed_chunks([data[i:i + size] for i in range(0, len(data), size)])
+        assert term.screen == whole.screen, size
+        assert got == replies, size
+        assert list(term.queries) == list(whole.queries), size
+
+
+# -- a failure inside a cached run --------------------------------------------------
+
+
+class _Handler:
+    """Logs what the tokenizer asks for; ``ESC[9x`` fails when ``fail`` is set.
+
+    A fake: a real screen action that raises on demand would need a bug to
+    find. The tokenizer's contract is what is checked: a failing part is
+    reported and skipped, the parts after it still run.
+    """
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+        self.fail = False
+        self.controls: dict[str, Callable[[], None]] = {
+            "\r": lambda: self.log.append("CR"), "\n": lambda: self.log.append("LF"),
+        }
+        self.sequences: dict[str, Callable[[], None]] = {}
+
+    def _action(self, name: str) -> Callable[[], None]:
+        def action() -> None:
+            if name == "9x" and self.fail:
+                raise RuntimeError("boom")
+            self.log.append(name)
+        return action
+
+    def draw(self, text: str) -> None:
+        self.log.append(f"draw {text}")
+
+    def control(self, char: str) -> None:
+        self.log.append(f"control {char!r}")
+
+    def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
+        name = f"{private}{params}{inter}{final}"
+        action = self.sequences[f"\x1b[{name}"] = self._action(name)
+        action()
+
+    def esc(self, inter: str, final: str, index: int) -> None:
+        self.log.append(f"esc {inter}{final}")
+
+    def string(self, kind: str, body: str, terminator: str, index: int) -> None:
+        self.log.append(f"{kind} {body}")
+
+    def garbage(self, kind: str) -> None:
+        self.log.append(f"garbage {kind}")
+
+    def failed(self, exc: Exception) -> None:
+        self.log.append(f"failed {exc}")
+
+
+def test_a_failing_part_of_a_cached_run_skips_that_part_only() -> None:
+    handler = _Handler()
+    parser = Parser(handler)
+    run = "\x1b[1x\x1b[9x\x1b[2x\r\n"
+    parser.feed(run + "a")
+    assert handler.log == ["1x", "9x", "2x", "CR", "LF", "draw a"]
+    handler.log.clear()
+    handler.fail = True
+    parser.feed(run + "b")  # the cached run this time
+    assert handler.log == ["1x", "failed boom", "2x", "CR", "LF", "draw b"]
+
+
+def test_a_failing_part_of_a_new_run_skips_that_part_only() -> None:
+    handler = _Handler()
+    handler.fail = True
+    Parser(handler).feed("\x1b[1x\x1b[9x\x1b[2x\r\na")
+    assert handler.log == ["1x", "failed boom", "2x", "CR", "LF", "draw a"]
+
+
+def test_the_kept_runs_are_bounded() -> None:
+    term = Terminal(80, 24)
+    for n in range(10_000):
+        term.feed(f"\x1b[{n + 1};{n % 80 + 1}H\x1b[?25l".encode())  # 10,000 runs
+    assert 0 < len(term._parser._runs) <= 4096
+    assert (term.screen.cursor.row, term.screen.cursor.col) == (23, 9_999 % 80)
