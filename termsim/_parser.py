@@ -44,6 +44,10 @@ _TOKEN = re.compile(r"([^\x00-\x1f\x7f-\x9f]+)|(?:\x1b\[[0-?]*[ -/]*[@-~]|[\r\n]
 _RUN_PART = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\r\n]")
 #: How many runs keep their list of actions (``Parser._runs``).
 MAX_RUNS = 4096
+
+#: One part of a run of sequences: its ready action (``None``: the handler
+#: must see it whole each time), and where it starts and ends in the run.
+Part = tuple[Callable[[], None] | None, int, int]
 _CSI = re.compile(r"\x1b\[([0-?]*)([ -/]*)([@-~])")
 _CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")
 _CSI8 = re.compile(r"\x9b([0-?]*)([ -/]*)([@-~])")
@@ -74,6 +78,10 @@ class Handler(Protocol):
         ``csi()``. The handler fills it as it meets such sequences; the
         parser only reads it."""
 
+    def fuse(self, parts: list[Part]) -> list[Part]:
+        """A new run's parts, with those that can be done as one fused (the
+        result replaces them the next times the run comes)."""
+
     def draw(self, text: str) -> None: ...
     def control(self, char: str) -> None: ...
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None: ...
@@ -103,7 +111,7 @@ class Parser:
         # action (in the handler's ``sequences`` or ``controls``; ``None``
         # for a part the handler must see whole: a query, a 24-bit colour),
         # and where the part starts and ends in the run.
-        self._runs: dict[str, tuple[tuple[Callable[[], None] | None, int, int], ...]] = {}
+        self._runs: dict[str, tuple[Part, ...]] = {}
         # Controls already executed inside the held-back sequence.
         self._executed = 0
 
@@ -173,7 +181,12 @@ class Parser:
                         else:
                             parts = self._runs.get(run)
                             if parts is None:
-                                self._run(data, i, j)
+                                if run[-1] not in "\r\n" and run.find("\x1b", 1) < 0:
+                                    # One sequence (a query, a 24-bit colour):
+                                    # the same bytes again, split into fields.
+                                    self._csi(_CSI.match(run), i)  # type: ignore[arg-type]
+                                else:
+                                    self._run(data, i, j)
                             else:
                                 try:
                                     for action, start, end in parts:  # noqa: B007 (`end`: below)
@@ -234,7 +247,7 @@ class Parser:
         """
         h = self.handler
         sequences, controls = h.sequences, h.controls
-        parts: list[tuple[Callable[[], None] | None, int, int]] = []
+        parts: list[Part] = []
         for m in _RUN_PART.finditer(data, start, stop):
             part, i = m.group(), m.start()
             self.next = end = m.end()
@@ -258,7 +271,7 @@ class Parser:
         runs = self._runs
         if len(runs) >= MAX_RUNS:
             runs.clear()
-        runs[data[start:stop]] = tuple(parts)
+        runs[data[start:stop]] = tuple(h.fuse(parts))
 
     # -- escape sequences ------------------------------------------------------
 

@@ -1268,6 +1268,39 @@ _DEC_SPECIAL = _LAT1[:0x5F] + pyte.charsets.VT100_MAP[0x5F:0x7F] + _LAT1[0x7F:]
 _UK = _LAT1[:0x23] + "£" + _LAT1[0x24:]
 
 
+class FlagSwitch:
+    """Private modes that are only a flag in the screen's ``mode`` switched
+    on and off (DECTCEM also shows or hides the cursor): what one sequence
+    (``ESC[?25l``) does, or the net effect of several in a row
+    (:meth:`then`), for modes outside the mouse's, which exclude each
+    other. Hot path: prompt_toolkit switches ``?25`` and ``?7`` (and ``?12``)
+    off and on around every frame; fused, a frame's switches cost one call.
+    """
+
+    __slots__ = ("_screen", "off", "on")
+
+    def __init__(self, screen: TermScreen, on: frozenset[int], off: frozenset[int]) -> None:
+        if not (on | off).isdisjoint(_MOUSE_EXCLUSIVE):
+            raise ValueError("mouse modes exclude each other: switch them one by one")
+        self._screen = screen
+        self.on = on  # shifted, as in ``mode``
+        self.off = off
+
+    def __call__(self) -> None:
+        s = self._screen
+        s.mode.update(self.on)
+        s.mode.difference_update(self.off)
+        if mo.DECTCEM in self.on:
+            s.cursor.hidden = False
+        elif mo.DECTCEM in self.off:
+            s.cursor.hidden = True
+
+    def then(self, other: FlagSwitch) -> FlagSwitch:
+        """This switch, then ``other``, as one: the last switch of each mode wins."""
+        return FlagSwitch(self._screen, other.on | (self.on - other.off),
+                          other.off | (self.off - other.on))
+
+
 class _Glyphs(dict[str, Char]):
     """Character -> the ``Char`` drawing it in one set of attributes, made
     on first use. ``Char`` values are immutable, so cells share them."""

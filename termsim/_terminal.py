@@ -47,7 +47,7 @@ from pyte import modes as mo
 from pyte.screens import Char
 
 from ._emulation import Emulation
-from ._parser import Parser
+from ._parser import Parser, Part
 from ._queries import (
     KINDS,
     KNOWN_ANSI_MODES,
@@ -59,7 +59,7 @@ from ._queries import (
     check_policy,
     printable,
 )
-from ._screen import TermScreen, TextRow
+from ._screen import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, TermScreen, TextRow
 from ._sgr import Sgr, SgrAction, true_colour
 from ._sgr import ints as _ints
 from ._snapshot import Cursor, Modes, Snapshot, row_text
@@ -515,6 +515,30 @@ class _Dispatch:
         sequences[f"\x1b[{private}{params}{inter}{final}"] = action
         action()
 
+    @staticmethod
+    def fuse(parts: list[Part]) -> list[Part]:
+        """A run's parts (see ``Parser``), with the mode switches among them
+        made one: flag switches commute with SGR, so those of a run up to
+        its first other part (a cursor move, a query) become one switch, at
+        the first one's place. A failure in it would skip to the end of the
+        last one it holds; none can fail."""
+        out: list[Part] = []
+        group = -1  # where in ``out`` the switch being fused stands
+        for action, start, end in parts:
+            if type(action) is FlagSwitch:
+                if group < 0:
+                    group = len(out)
+                    out.append((action, start, end))
+                else:
+                    first, at, _ = out[group]
+                    assert type(first) is FlagSwitch
+                    out[group] = (first.then(action), at, end)
+                continue
+            if type(action) is not SgrAction:
+                group = -1
+            out.append((action, start, end))
+        return out
+
     def _csi_action(
         self, private: str, params: str, inter: str, final: str,
     ) -> Callable[[], None] | None:
@@ -547,7 +571,11 @@ class _Dispatch:
                 modes = _ints(params)
                 on = final == "h"
                 if _FLAG_PRIVATE_MODES.issuperset(modes):
-                    return partial(s.switch_flags, frozenset(m << 5 for m in modes), on)
+                    shifted = frozenset(m << 5 for m in modes)
+                    if shifted.isdisjoint(MOUSE_TRACKING | MOUSE_ENCODING):
+                        none: frozenset[int] = frozenset()
+                        return FlagSwitch(s, shifted, none) if on else FlagSwitch(s, none, shifted)
+                    return partial(s.switch_flags, shifted, on)
                 return partial(self._private_modes, modes, on)
             if final in ("J", "K"):
                 how = (_ints(params) or [0])[0]

@@ -15,9 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from helpers import feed_chunks, feed_split, query_log
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from termsim import Terminal
-from termsim._parser import Parser
+from termsim._parser import Parser, Part
 
 PTK = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ptk.bin"
 
@@ -68,6 +70,39 @@ def test_a_recorded_prompt_toolkit_stream_gives_the_same_terminal_in_any_chunks(
         assert list(term.queries) == list(whole.queries), size
 
 
+def test_a_frames_mode_switches_fused_end_as_one_by_one() -> None:
+    # prompt_toolkit's frame: the switches around SGR are fused into one.
+    frame = b"\x1b[?25l\x1b[?7l\x1b[0mab\x1b[?7h\x1b[0m\x1b[?12l\x1b[?25h\x1b[?25l\x1b[?7l\x1b[0m"
+    term, _ = feed_split(frame * 2 + b"\x1b[?7h\x1b[1m\x1b[?25h")
+    assert term.screen.cursor.visible
+    assert term.screen.modes.autowrap
+
+
+PARTS = [
+    "\x1b[?25l", "\x1b[?25h", "\x1b[?7l", "\x1b[?7h", "\x1b[?12l", "\x1b[?25;7l",
+    "\x1b[?2004h", "\x1b[?2004l", "\x1b[?1h", "\x1b[?1000h", "\x1b[?1003h", "\x1b[?1002l",
+    "\x1b[?1006h", "\x1b[?1006l", "\x1b[?1004h", "\x1b[0m", "\x1b[1;31m", "\x1b[7m",
+    "\x1b[38;2;1;2;3m", "\x1b[C", "\x1b[2D", "\x1b[A", "\x1b[6n", "\x1b[2b", "\x1b[99y",
+    "\r", "\n", "ab", "xyz", "\x1b[5;1H", "\x1b[?25$p", "\x1b[?7$p", "\x1b[?1000$p",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(PARTS), min_size=1, max_size=14))
+@example(["\x1b[?25l", "\x1b[?25$p", "\x1b[?25h"])  # a query between two switches
+@example(["\x1b[?25h", "\x1b[0m", "\x1b[?25l", "\x1b[1;31m", "\x1b[?25h"])
+def test_any_run_seen_twice_ends_as_its_parts_one_by_one(parts: list[str]) -> None:
+    # Text between the copies: each copy's runs are the same strings, and
+    # the second time come from the kept runs.
+    data = ("".join(parts) + "|").encode() * 3
+    whole, replies = feed_chunks([data], 10, 5)
+    one_by_one, got = feed_chunks([data[i:i + 1] for i in range(len(data))], 10, 5)
+    assert whole.screen == one_by_one.screen
+    assert replies == got
+    assert list(whole.queries) == list(one_by_one.queries)
+    assert whole.unknown == one_by_one.unknown
+
+
 # -- a failure inside a cached run --------------------------------------------------
 
 
@@ -93,6 +128,10 @@ class _Handler:
                 raise RuntimeError("boom")
             self.log.append(name)
         return action
+
+    @staticmethod
+    def fuse(parts: list[Part]) -> list[Part]:
+        return parts
 
     def draw(self, text: str) -> None:
         self.log.append(f"draw {text}")
