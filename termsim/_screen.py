@@ -126,6 +126,8 @@ class TermScreen(pyte.Screen):
         self.history: deque[HistoryRow] = deque(maxlen=HISTORY_ROWS)
         #: How many rows ever scrolled off (more than ``history`` keeps).
         self.scrolled = 0
+        #: Whether some rows on screen have no cells yet (``feed_lines``).
+        self.unbuilt = False
         super().__init__(columns, lines)
         # pyte's factory builds each new row through typing's generic alias
         # (``StaticDefaultDict[int, Char](...)``), slow on every scroll.
@@ -259,22 +261,23 @@ class TermScreen(pyte.Screen):
             keep = self.history.maxlen or 0
             if gone > keep:
                 self.history.clear()
-            self.history.extend(old[:min(gone, bottom)][-keep:])
+            self.history.extend(map(_kept, old[:min(gone, bottom)][-keep:]))
             if gone > bottom:
                 self.history.extend(rows[max(0, gone - bottom - keep):gone - bottom])
         on_screen = (old + rows)[produced:] if produced < bottom else rows[produced - bottom:]
-        glyphs = self._glyph_table(_BLANK)
         default = self.default_char
         buffer.clear()
         for y, row in enumerate(on_screen):
             if isinstance(row, str):
                 if row:
+                    # Its cells are made only if something asks for them
+                    # (``settle``): in a flood, the next read scrolls it off.
                     line = TextRow(default, row + " " * (columns - len(row)))
-                    dict.update(line, zip(range(len(row)), map(glyphs.__getitem__, row),
-                                          strict=False))
+                    line.raw = row
                     if isinstance(row, WrappedText):
                         line.wrapped = True  # type: ignore[attr-defined]
                     buffer[y] = line
+                    self.unbuilt = True
             elif row is not None:
                 buffer[y] = row
         self.cursor.x, self.cursor.y = 0, bottom
@@ -282,6 +285,24 @@ class TermScreen(pyte.Screen):
         if text:
             self.last_char = text[-1]
         self.dirty.update(range(self.lines))
+
+    def settle(self) -> None:
+        """Make the cells of the rows ``feed_lines`` left as text only.
+
+        Such rows are the cursor's row never, and only plain lines (printable
+        ASCII, CR, LF: ``draw`` on the cursor's row, ``index``) may come
+        while they wait; ``Terminal`` calls this before anything else reads
+        or changes the screen, and a snapshot reads their text instead.
+        """
+        if not self.unbuilt:
+            return
+        self.unbuilt = False
+        glyphs = self._glyph_table(_BLANK)
+        for line in self.buffer.values():
+            if type(line) is TextRow and line.raw is not None:
+                raw, line.raw = line.raw, None
+                dict.update(line, zip(range(len(raw)), map(glyphs.__getitem__, raw),
+                                      strict=False))
 
     def _in_gl(self, data: str) -> str:
         """``data`` through the character set invoked into GL (SI, SO, LS2,
@@ -701,7 +722,7 @@ class TermScreen(pyte.Screen):
         pop = buffer.pop
         gone = pop(top, None)
         if top == 0 and not self.alternate:
-            self.history.append(gone)
+            self.history.append(_kept(gone) if self.unbuilt else gone)
             self.scrolled += 1
         for row in range(top + 1, bottom + 1):
             line = pop(row, None)
@@ -1360,6 +1381,10 @@ class TextRow(StaticDefaultDict[int, Char]):
     every row's text against its cells after each step of random streams);
     the other ways to change a row, below, forget it themselves."""
 
+    #: Not ``None``: the row has no cells yet, only this text in the
+    #: default style (``TermScreen.feed_lines``, ``TermScreen.settle``).
+    raw: str | None = None
+
     def __init__(self, default: Char, text: str) -> None:
         # StaticDefaultDict.__init__ only sets ``default``: set both here.
         self.default = default
@@ -1405,6 +1430,14 @@ class WrappedText(str):
 #: plain text in the default style, kept as text because it scrolled off
 #: within one read (``TermScreen.feed_lines``).
 HistoryRow = StaticDefaultDict[int, Char] | str | None
+
+
+def _kept(row: HistoryRow) -> HistoryRow:
+    """A row going to the history as it is kept there: a row without cells
+    yet as its text."""
+    if type(row) is TextRow and row.raw is not None:
+        return WrappedText(row.raw) if getattr(row, "wrapped", False) else row.raw
+    return row
 
 
 def history_cells(row: HistoryRow) -> StaticDefaultDict[int, Char] | None:

@@ -262,6 +262,14 @@ class _RunsCache:
 
 
 _CACHE = _RunsCache(256)
+_PLAIN_STYLE = Char(" ", "default", "default")[1:]
+
+
+def _plain_cell(char: str) -> Char:
+    """A cell of text in the default style, as the screen draws it."""
+    cell: Char = tuple.__new__(Char, (char, *_PLAIN_STYLE))
+    return cell
+
 _DATA = itemgetter(0)  # Char.data
 #: ``list(range(n))`` for every row length: what a row written left to
 #: right from column 0 has as keys.
@@ -296,6 +304,7 @@ class Snapshot:
     """
 
     __slots__ = (
+        "_built",
         "_cells",
         "_default",
         "_runs",
@@ -319,12 +328,16 @@ class Snapshot:
     modes: Modes
     generation: int
     input_ready: bool | None
-    _cells: tuple[Row, ...]
+    #: A row's cells, or, for a row of plain text in the default style
+    #: whose cells were never made (a flood's rows: ``TermScreen.settle``),
+    #: its text; ``_row`` makes the cells of such a row when asked.
+    _cells: tuple[Row | str, ...]
+    _built: list[Row | None] | None
     _default: Char
     _runs: list[tuple[Run, ...] | None] | None
 
     def __init__(
-        self, *, cols: int, rows: int, cells: tuple[Row, ...], lines: tuple[str, ...],
+        self, *, cols: int, rows: int, cells: tuple[Row | str, ...], lines: tuple[str, ...],
         cursor: Cursor, title: str, alternate: bool, modes: Modes, generation: int,
         input_ready: bool | None = None, default: Char | None = None,
     ) -> None:
@@ -341,6 +354,7 @@ class Snapshot:
         set_(self, "input_ready", input_ready)
         set_(self, "_default", default or Char(" "))
         set_(self, "_runs", None)
+        set_(self, "_built", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Snapshot is immutable")
@@ -372,8 +386,22 @@ class Snapshot:
         """The cell at (row, col); negative indexes count from the bottom/right."""
         r = _index(row, self.rows, "row")
         c = _index(col, self.cols, "column")
-        char = self._cells[r].get(c, self._default)
+        char = self._row(r).get(c, self._default)
         return Cell(char.data, _style_of(char))
+
+    def _row(self, r: int) -> Row:
+        """Row ``r``'s cells, made the first time for a row kept as text."""
+        row = self._cells[r]
+        if not isinstance(row, str):  # (WrappedText is a str)
+            return row
+        built = self._built
+        if built is None:
+            built = [None] * self.rows
+            object.__setattr__(self, "_built", built)
+        cells = built[r]
+        if cells is None:
+            cells = built[r] = dict(zip(range(len(row)), map(_plain_cell, row), strict=False))
+        return cells
 
     def row_cells(self, row: int) -> tuple[Cell, ...]:
         """Every cell of one row (negative counts from the bottom), with its style."""
@@ -407,12 +435,12 @@ class Snapshot:
         runs = known[r]
         if runs is None:
             text = self.lines[r] if r < len(self.lines) else ""
-            runs = known[r] = _CACHE.runs(self._cells[r], text, self.cols, self._default)
+            runs = known[r] = _CACHE.runs(self._row(r), text, self.cols, self._default)
         return runs
 
     def span(self, row: int, start: int, stop: int) -> str:
         """Text of columns ``start:stop`` of a row, by column, not by character."""
-        cells = self._cells[row]
+        cells = self._row(row)
         default = self._default.data
         return "".join(
             (cells[x].data if x in cells else default) for x in range(start, stop)

@@ -157,7 +157,9 @@ class Terminal:
         self._buffer = ""
         # Byte offset of a string (OSC, DCS...) left open by an earlier feed().
         self._string_offset = 0
-        self._rows_cache: list[dict[int, Char]] = [{} for _ in range(rows)]
+        # A row of the last snapshot: its cells, or its text when it has
+        # none yet (``TermScreen.settle``).
+        self._rows_cache: list[dict[int, Char] | str] = [{} for _ in range(rows)]
         self._text_cache: list[str] = [" " * cols for _ in range(rows)]
         self._stale: set[int] = set()
         self._state = self._signature()
@@ -179,11 +181,15 @@ class Terminal:
         return self._finish_feed()
 
     def _run(self, text: str) -> None:
-        parser = self._parser
-        if (len(text) >= _FAST_LINES * 8 and not parser.pending and parser.open_string is None
-                and text.count("\n") >= _FAST_LINES
-                and _PLAIN_LINES.fullmatch(text) and self._screen.plain_lines_ok()):
-            text = self._feed_lines(text)
+        parser, screen = self._parser, self._screen
+        if screen.unbuilt or len(text) >= _FAST_LINES * 8:
+            plain = (not parser.pending and parser.open_string is None
+                     and _PLAIN_LINES.fullmatch(text) is not None)
+            if not plain:
+                screen.settle()  # anything else may read or change any row
+            elif (len(text) >= _FAST_LINES * 8 and text.count("\n") >= _FAST_LINES
+                  and screen.plain_lines_ok()):
+                text = self._feed_lines(text)
         self._buffer = parser.pending + text
         try:
             parser.feed(text)
@@ -244,6 +250,7 @@ class Terminal:
         separately (the PTY's SIGWINCH), by whoever owns the program."""
         if cols < 1 or rows < 1:
             raise ValueError(f"a terminal needs at least 1x1 cells, not {cols}x{rows}")
+        self._screen.settle()
         self._screen.resize(rows, cols)
         self._rows_cache = [{} for _ in range(rows)]
         self._text_cache = [" " * cols for _ in range(rows)]
@@ -411,6 +418,11 @@ class Terminal:
         for y in self._stale:
             if y < rows:
                 line = buffer.get(y)
+                if type(line) is TextRow and line.raw is not None:
+                    # No cells yet: the snapshot makes them if asked.
+                    rows_cache[y] = line.raw
+                    text_cache[y] = line.text  # type: ignore[assignment]
+                    continue
                 row = dict(line) if line else {}
                 rows_cache[y] = row
                 # A row that still knows its text (TextRow) saves rebuilding it.
@@ -435,7 +447,7 @@ class Terminal:
 #: test runners without colour), and how many lines make the fast path
 #: worth its checks.
 _PLAIN_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?")  # a read may cut a CR LF
-_FAST_LINES = 8
+_FAST_LINES = 2
 
 
 class _Dispatch:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import Emulation, Terminal
+from termsim import Emulation, Style, Terminal
 from termsim._screen import history_cells
 from termsim._snapshot import row_text
 
@@ -21,12 +21,16 @@ _LINE = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e), 
 
 
 def state(term: Terminal) -> tuple[object, ...]:
+    # What a test sees first: the fast path may have left rows without cells,
+    # which the snapshot makes when asked.
+    seen = [term.screen.row_cells(y) for y in range(term.rows)]
     s = term._screen
+    s.settle()  # then the rows themselves
     rows = [dict(s.buffer.get(y) or {}) for y in range(s.lines)]
     wrapped = [getattr(s.buffer.get(y), "wrapped", False) for y in range(s.lines)]
     history = [(dict(r or {}), getattr(r, "wrapped", False))
                for r in map(history_cells, s.history)]
-    return (rows, wrapped, history, s.scrolled, s.cursor.x, s.cursor.y, s.last_char,
+    return (seen, rows, wrapped, history, s.scrolled, s.cursor.x, s.cursor.y, s.last_char,
             term.screen.lines, term.transcript())
 
 
@@ -67,6 +71,23 @@ def test_the_fast_path_is_taken_and_keeps_only_text_for_rows_that_scrolled_off()
     assert any(isinstance(row, str) for row in term._screen.history)
     assert term.transcript().splitlines()[:2] == ["line 0", "line 1"]
     assert term._screen.scrolled == 98
+
+
+def test_rows_a_flood_leaves_get_their_cells_only_when_asked() -> None:
+    term = Terminal(12, 3)
+    term.feed(b"".join(b"row %d\r\n" % i for i in range(50)))
+    screen = term._screen
+    assert screen.unbuilt and screen.buffer[0].raw == "row 48"  # text, no cells yet
+    snap = term.screen
+    assert snap.cell(0, 4).char == "4" and snap.cell(0, 4).style == Style()
+    assert [run.text for run in snap.runs(1)] == ["row 49"]
+    term.feed(b"more\r\n")  # plain lines: the rows scroll on without cells
+    assert screen.unbuilt and screen.buffer[0].raw == "row 49"
+    assert term.transcript().splitlines()[-3:] == ["row 48", "row 49", "more"]
+    term.feed(b"\x1b[1;3H\x1b[K")  # anything else: the cells first, then the erase
+    assert not screen.unbuilt and screen.buffer[0].raw is None
+    assert term.screen.lines[0].rstrip() == "ro"
+    assert term.screen.lines[1].rstrip() == "more"
 
 
 def test_a_reflow_after_the_fast_path_rejoins_wrapped_rows() -> None:
@@ -114,5 +135,8 @@ def test_a_rows_kept_text_is_always_the_text_of_its_cells(
         else:
             term.feed(step)
         snap = term.screen
-        cells = [row_text(row, snap.cols) for row in snap._cells]
+        cells = [row_text(snap._row(y), snap.cols) for y in range(snap.rows)]
         assert list(snap.lines) == cells, step
+        term._screen.settle()
+        rows = [row_text(term._screen.buffer.get(y) or {}, snap.cols) for y in range(snap.rows)]
+        assert rows == cells, step
