@@ -13,11 +13,19 @@ Each configuration (80x24 and 200x60, asyncio and trio) runs ``ROUNDS``
 sessions, alternating with the others, of ``WARMUP`` unrecorded then
 ``SAMPLES`` recorded round trips; the samples of all rounds are pooled.
 
-Usage: ``python benchmarks/bench_wait_latency.py``.
+With ``--busy N``, each measured session shares its event loop with N other
+sessions, started first: each runs a program that redraws a status line
+every 0.1 s (``BUSY_CHILD``) and has a wait pending that never matches, so
+every one of their reads is emulated and evaluated while the measured
+session waits (issue "Speed, round two": latency "also while 50 sessions
+run").
+
+Usage: ``python benchmarks/bench_wait_latency.py [--busy 50]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import statistics
 import sys
@@ -48,8 +56,46 @@ for line in iter(sys.stdin.buffer.readline, b""):
 """
 
 
-async def session(cols: int, rows: int) -> list[float]:
-    """One session: WARMUP + SAMPLES round trips; latencies in seconds."""
+BUSY_CHILD = r"""
+import sys, time
+n = 0
+while True:
+    sys.stdout.write(f"\rstatus: step {n} of the background job ")
+    sys.stdout.flush()
+    n += 1
+    time.sleep(0.1)  # the program's own pace
+"""
+
+
+async def background(cols: int, rows: int, started: list[int], all_started: anyio.Event,
+                     busy: int) -> None:
+    """A session redrawing its status line, with a wait that never matches."""
+    async with termsim.spawn([sys.executable, "-c", BUSY_CHILD], cols=cols, rows=rows,
+                             record=False) as term:
+        await term.wait_for(termsim.Text("status: step"), timeout=60)
+        started[0] += 1
+        if started[0] == busy:
+            all_started.set()
+        await term.wait_for(termsim.Text("never printed"), timeout=3600)
+
+
+async def session(cols: int, rows: int, busy: int = 0) -> list[float]:
+    """One session (beside ``busy`` others): WARMUP + SAMPLES round trips;
+    latencies in seconds."""
+    if not busy:
+        return await measured(cols, rows)
+    async with anyio.create_task_group() as tg:
+        started, all_started = [0], anyio.Event()
+        for _ in range(busy):
+            tg.start_soon(background, cols, rows, started, all_started, busy)
+        with anyio.fail_after(120):
+            await all_started.wait()
+        latencies = await measured(cols, rows)
+        tg.cancel_scope.cancel()
+    return latencies
+
+
+async def measured(cols: int, rows: int) -> list[float]:
     latencies = []
     async with termsim.spawn([sys.executable, "-c", CHILD], cols=cols, rows=rows) as term:
         await term.wait_for(termsim.Text("READY"), timeout=10)
@@ -74,16 +120,21 @@ def percentile(sorted_values: list[float], q: float) -> float:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--busy", type=int, default=0,
+                        help="other sessions running beside each measured one")
+    args = parser.parse_args()
     configs = [(backend, cols, rows) for cols, rows in SIZES for backend in BACKENDS]
     samples: dict[tuple[str, int, int], list[float]] = {c: [] for c in configs}
     for round_ in range(ROUNDS):
         order = configs if round_ % 2 == 0 else configs[::-1]
         for backend, cols, rows in order:
             samples[backend, cols, rows] += anyio.run(
-                partial(session, cols, rows), backend=backend,
+                partial(session, cols, rows, args.busy), backend=backend,
             )
     print(f"Wait latency, child write -> waiting task awake (ms); {ROUNDS} alternating "
-          f"sessions x {SAMPLES} round trips per row")
+          f"sessions x {SAMPLES} round trips per row"
+          + (f", each beside {args.busy} busy sessions" if args.busy else ""))
     print(f"Python {sys.version.split()[0]}, termsim {termsim.__version__}")
     print(f"{'backend':<8} {'size':<7} {'n':>5} {'median':>8} {'p90':>8} {'p99':>8} "
           f"{'max':>8}")
