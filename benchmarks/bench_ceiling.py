@@ -34,6 +34,7 @@ import re
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pyte
@@ -74,12 +75,15 @@ def run_termsim(data: bytes) -> float:
     return time.perf_counter() - t0
 
 
-def run_cells(text: str) -> float:
+def run_ceiling(text: str, per_cell: bool) -> float:
+    """The least loop: a cell per character (``per_cell``), or one
+    (attributes, text) pair per run."""
     t0 = time.perf_counter()
     memo: dict[tuple[Char, str], Char] = {}
     tables: dict[Char, dict[str, Char]] = {}
-    rows: list[dict[int, Char]] = []
-    row: dict[int, Char] = {}
+    rows: list[dict[int, Char] | list[tuple[Char, str]]] = []
+    cells: dict[int, Char] = {}
+    runs: list[tuple[Char, str]] = []
     x = 0
     attrs = Char(" ")
     for m in _TOKENS.finditer(text):
@@ -90,7 +94,13 @@ def run_cells(text: str) -> float:
             if new is None:
                 new = memo[key] = _restyled(attrs, params)
             attrs = new
-        elif run is not None:
+        elif run is None:
+            if m.group() == "\r\n":
+                rows.append(cells if per_cell else runs)
+                cells, runs, x = {}, [], 0
+        elif not per_cell:
+            runs.append((attrs, run))
+        else:
             table = tables.get(attrs)
             if table is None:
                 table = tables[attrs] = {}
@@ -98,34 +108,8 @@ def run_cells(text: str) -> float:
                 cell = table.get(ch)
                 if cell is None:
                     cell = table[ch] = attrs._replace(data=ch)
-                row[x] = cell
+                cells[x] = cell
                 x += 1
-        elif m.group() == "\r\n":
-            rows.append(row)
-            row, x = {}, 0
-    del rows[:-24]
-    return time.perf_counter() - t0
-
-
-def run_spans(text: str) -> float:
-    t0 = time.perf_counter()
-    memo: dict[tuple[Char, str], Char] = {}
-    rows: list[list[tuple[Char, str]]] = []
-    row: list[tuple[Char, str]] = []
-    attrs = Char(" ")
-    for m in _TOKENS.finditer(text):
-        params, run = m.groups()
-        if params is not None:
-            key = (attrs, params)
-            new = memo.get(key)
-            if new is None:
-                new = memo[key] = _restyled(attrs, params)
-            attrs = new
-        elif run is not None:
-            row.append((attrs, run))
-        elif m.group() == "\r\n":
-            rows.append(row)
-            row = []
     del rows[:-24]
     return time.perf_counter() - t0
 
@@ -140,17 +124,16 @@ def main() -> None:
     for name in args.workloads:
         data = (DATA / name).read_bytes()
         text = data.decode("utf-8", "replace")
-        runners: dict[str, tuple[Callable[[bytes], float] | Callable[[str], float], object]] = {
-            "pyte": (run_pyte, data), "termsim": (run_termsim, data),
-            "cells": (run_cells, text), "spans": (run_spans, text),
+        runners: dict[str, Callable[[], float]] = {
+            "pyte": partial(run_pyte, data), "termsim": partial(run_termsim, data),
+            "cells": partial(run_ceiling, text, True), "spans": partial(run_ceiling, text, False),
         }
         times: dict[str, list[float]] = {who: [] for who in runners}
         for rep in range(args.reps):
             order = list(runners) if rep % 2 == 0 else list(reversed(runners))
             for who in order:
-                run, arg = runners[who]
                 gc.collect()
-                times[who].append(run(arg))  # type: ignore[arg-type]
+                times[who].append(runners[who]())
         mbs = {who: len(data) / statistics.median(t) / 1e6 for who, t in times.items()}
         cells = "".join(f"{mbs[w]:>9.2f} ({mbs[w] / mbs['pyte']:.1f}x)"
                         for w in ("termsim", "cells", "spans"))

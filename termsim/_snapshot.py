@@ -389,15 +389,21 @@ class Snapshot:
         char = self._row(r).get(c, self._default)
         return Cell(char.data, _style_of(char))
 
+    def _per_row(self, slot: str) -> list[Any]:
+        """The memo in ``slot``, a place per row, made the first time it is
+        needed (most snapshots are only read as text)."""
+        memo: list[Any] | None = getattr(self, slot)
+        if memo is None:
+            memo = [None] * self.rows
+            object.__setattr__(self, slot, memo)
+        return memo
+
     def _row(self, r: int) -> Row:
         """Row ``r``'s cells, made the first time for a row kept as text."""
         row = self._cells[r]
         if not isinstance(row, str):  # (WrappedText is a str)
             return row
-        built = self._built
-        if built is None:
-            built = [None] * self.rows
-            object.__setattr__(self, "_built", built)
+        built: list[Row | None] = self._per_row("_built")
         cells = built[r]
         if cells is None:
             cells = built[r] = dict(zip(range(len(row)), map(_plain_cell, row), strict=False))
@@ -428,10 +434,7 @@ class Snapshot:
         is grouped once however many snapshots show it.
         """
         r = row if 0 <= row < self.rows else _index(row, self.rows, "row")
-        known = self._runs
-        if known is None:
-            known = [None] * self.rows
-            object.__setattr__(self, "_runs", known)
+        known: list[tuple[Run, ...] | None] = self._per_row("_runs")
         runs = known[r]
         if runs is None:
             text = self.lines[r] if r < len(self.lines) else ""
