@@ -48,6 +48,8 @@ _MAX_MEMO = 4096
 #: Parameters that ``int`` reads as they are: no empty one, no colon, none
 #: above ``MAX_PARAM``.
 _PLAIN_PARAMS = re.compile(r"[0-9]{1,4}(?:;[0-9]{1,4})*")
+#: One 24-bit colour and nothing else (``Sgr.apply_true_colour``).
+_ONE_TRUE_COLOUR = re.compile(r"([34])8;2;([0-9]{1,4});([0-9]{1,4});([0-9]{1,4})")
 
 
 def ints(params: str) -> list[int]:
@@ -216,6 +218,23 @@ class Sgr:
             memo.clear()
         memo[key] = attrs
         return True
+
+    def apply_true_colour(self, params: str) -> None:
+        """Apply ``CSI params m`` for parameters that set a 24-bit colour.
+
+        Hot path (``colour.bin``: a new colour for every character): the
+        commonest form, one colour alone (``38;2;r;g;b``), is read by one
+        regular expression, with neither memo (the same colour seldom comes
+        twice) nor the general parse; anything else takes :meth:`apply`.
+        """
+        m = _ONE_TRUE_COLOUR.fullmatch(params)
+        if m is None:
+            self.apply(params)
+            return
+        which, r, g, b = m.groups()
+        cursor = self._screen.cursor
+        colour = f"{int(r):02x}{int(g):02x}{int(b):02x}"
+        cursor.attrs = _replaced(cursor.attrs, {"fg" if which == "3" else "bg": colour})
 
     def _parse(self, params: str, reverse: bool) -> tuple[dict[str, object], tuple[int, ...]]:
         """What SGR ``params`` set, and the codes among them pyte drops."""

@@ -515,7 +515,7 @@ class _Dispatch:
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
         if final == "m" and not (private or inter) and true_colour(params):
             # Seldom seen twice: neither kept as a sequence nor memoised.
-            self.sgr.apply(params)
+            self.sgr.apply_true_colour(params)
             return
         action = self._csi_action(private, params, inter, final)
         if action is None:

@@ -525,6 +525,23 @@ def test_SGR_sets_what_pyte_sets(sequences: list[list[int]], reverse_video: bool
         assert term._screen.cursor.attrs == shown, values
 
 
+@pytest.mark.parametrize("params", [
+    "38;2;1;2;3", "48;2;255;0;10", "38;2;300;2;3", "38;2;0010;2;3", "48;2;9999;0;0",
+    "38;2;1;2", "38;2;1;2;3;1", "1;38;2;1;2;3", "48;2;1;2;3;38;2;4;5;6", "38;2;;2;3",
+])
+def test_SGR_24_bit_colours_set_what_pyte_sets(params: str) -> None:
+    # A 24-bit colour alone takes a shortcut (Sgr.apply_true_colour); other
+    # forms the general parse. Both must leave the pen as pyte does, also
+    # after a bold red pen.
+    for before in ("", "1;31"):
+        term = Terminal(COLS, ROWS)
+        screen = pyte.Screen(COLS, ROWS)
+        stream = pyte.Stream(screen)
+        term.feed(f"\x1b[{before}m\x1b[{params}m".encode())
+        stream.feed(f"\x1b[{before}m\x1b[{params}m")
+        assert term._screen.cursor.attrs == screen.cursor.attrs, (before, params)
+
+
 def test_DCS_body_is_swallowed_and_logged() -> None:
     term, replies = feed_split(b"a\x1bP+q7a7a\x1b\\b")  # "zz": no such capability
     assert row(term, 0) == "ab"
