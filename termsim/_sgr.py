@@ -40,7 +40,7 @@ from pyte import graphics as g
 from pyte import modes as mo
 from pyte.screens import Char
 
-from ._screen import TermScreen
+from ._screen import _BLANK, TermScreen
 
 MAX_PARAM = 65535
 #: Entries in each of the two memos.
@@ -158,11 +158,6 @@ def true_colour(params: str) -> bool:
     twice (gradients, images: 85% of them on the colour benchmark are
     unique), so they are not memoised: that would cost more than it saves."""
     return "8;2;" in params or "8:2:" in params
-
-
-#: The pen after SGR 0 (unprotected, outside DECSCNM): one shared value, so
-#: that what is drawn with it finds its glyphs by identity.
-_DEFAULT_PEN = Char(" ", "default", "default")
 
 
 def _replaced(attrs: Char, changes: Mapping[str, object]) -> Char:
@@ -284,7 +279,7 @@ class SgrAction:
             cursor.attrs = self._after  # type: ignore[assignment]
             return
         if self._reset and type(before) is Char and mo.DECSCNM not in s.mode:
-            cursor.attrs = _DEFAULT_PEN
+            cursor.attrs = _BLANK  # shared: its glyphs are found by identity
             return
         if self._sgr.apply(self._params) and mo.DECSCNM not in s.mode:
             self._before, self._after = before, cursor.attrs
