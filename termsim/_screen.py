@@ -74,6 +74,8 @@ from pyte import modes as mo
 from pyte.screens import Char, Margins, StaticDefaultDict
 from wcwidth import wcwidth
 
+from ._styled import Step, StyledText, styled_cells, styled_row
+
 # DEC private modes, as pyte stores them (shifted left by 5).
 ALT_47 = 47 << 5
 ALT_1047 = 1047 << 5
@@ -228,25 +230,55 @@ class TermScreen(pyte.Screen):
                 and mo.LNM not in self.mode and not self.charset
                 and self.g0_charset is _LAT1 and not self.single_shift)
 
-    def feed_lines(self, lines: list[str]) -> None:
+    def colour_lines_ok(self) -> bool:
+        """Whether ``feed_lines`` may run with SGR sequences in the lines:
+        as ``plain_lines_ok``, but with any pen of the screen's own (no
+        DECSCA protection, no DECSCNM, under which SGR 0 differs)."""
+        return (self.margins is None and type(self.cursor.attrs) is Char
+                and mo.DECAWM in self.mode and mo.IRM not in self.mode
+                and mo.LNM not in self.mode and not self.charset
+                and self.g0_charset is _LAT1 and not self.single_shift
+                and mo.DECSCNM not in self.mode)
+
+    def feed_lines(self, lines: list[str],
+                   styled: tuple[list[str], list[Char], Char, Step] | None = None) -> None:
         """Draw whole lines (printable ASCII, each ended by CR LF) from the
         start of an empty bottom row, as ``draw``, CR and LF would, without
         drawing the rows that scroll off within the call cell by cell: they
         go to the history as text. ``plain_lines_ok()`` must hold, and the
         cursor be at column 0 of the bottom row, which is empty.
 
-        Hot path for logs and ``seq``-like floods: a row that scrolls off at
-        once costs a slice, not a dict of cells and a shift of every row.
+        ``styled``: the lines hold SGR sequences (``lines`` is their visible
+        text), given as (each line as written, the pen at each line's start,
+        the pen after the last, the SGR step); ``colour_lines_ok()`` must
+        hold, and the pen at every CR LF have default colours (no
+        background colour erase). Such rows are kept as ``StyledText``.
+
+        Hot path for logs, ``seq``-like floods and coloured test runners: a
+        row that scrolls off at once costs a slice, not a dict of cells and
+        a shift of every row.
         """
         columns, bottom = self.columns, self.lines - 1
         rows: list[str] = []  # every row the lines make, wrapped ones as WrappedText
-        for text in lines:
-            if len(text) <= columns:
-                rows.append(text)
-                continue
-            last = (len(text) - 1) // columns * columns
-            rows.extend(WrappedText(text[i:i + columns]) for i in range(0, last, columns))
-            rows.append(text[last:])
+        if styled is None:
+            for text in lines:
+                if len(text) <= columns:
+                    rows.append(text)
+                else:
+                    rows.extend(_plain_rows(text, columns))
+        else:
+            sources, pens, end_pen, step = styled
+            for text, source, pen in zip(lines, sources, pens, strict=True):
+                if len(source) == len(text) and pen is _BLANK:
+                    rows.extend(_plain_rows(text, columns))
+                elif len(text) <= columns:
+                    rows.append(styled_row(text, source, pen, 0, step, columns, False))
+                else:
+                    last = (len(text) - 1) // columns * columns
+                    rows.extend(styled_row(text[i:i + columns], source, pen, i, step, columns,
+                                           i < last)
+                                for i in range(0, last + 1, columns))
+            self.cursor.attrs = end_pen
         if not rows:
             return
         buffer = self.buffer
@@ -274,7 +306,7 @@ class TermScreen(pyte.Screen):
                     # (``settle``): in a flood, the next read scrolls it off.
                     line = TextRow(default, row + " " * (columns - len(row)))
                     line.raw = row
-                    if isinstance(row, WrappedText):
+                    if isinstance(row, WrappedText) or (type(row) is StyledText and row.wrapped):
                         line.wrapped = True  # type: ignore[attr-defined]
                     buffer[y] = line
                     self.unbuilt = True
@@ -301,8 +333,11 @@ class TermScreen(pyte.Screen):
         for line in self.buffer.values():
             if type(line) is TextRow and line.raw is not None:
                 raw, line.raw = line.raw, None
-                dict.update(line, zip(range(len(raw)), map(glyphs.__getitem__, raw),
-                                      strict=False))
+                if type(raw) is StyledText:
+                    dict.update(line, styled_cells(raw))
+                else:
+                    dict.update(line, zip(range(len(raw)), map(glyphs.__getitem__, raw),
+                                          strict=False))
 
     def _in_gl(self, data: str) -> str:
         """``data`` through the character set invoked into GL (SI, SO, LS2,
@@ -1381,8 +1416,9 @@ class TextRow(StaticDefaultDict[int, Char]):
     every row's text against its cells after each step of random streams);
     the other ways to change a row, below, forget it themselves."""
 
-    #: Not ``None``: the row has no cells yet, only this text in the
-    #: default style (``TermScreen.feed_lines``, ``TermScreen.settle``).
+    #: Not ``None``: the row has no cells yet, only this text, in the
+    #: default style or as ``StyledText`` (``TermScreen.feed_lines``,
+    #: ``TermScreen.settle``).
     raw: str | None = None
 
     def __init__(self, default: Char, text: str) -> None:
@@ -1426,9 +1462,19 @@ class WrappedText(str):
     __slots__ = ()
 
 
-#: A row of the history: ``None`` (blank), a row of cells, or a row of
-#: plain text in the default style, kept as text because it scrolled off
-#: within one read (``TermScreen.feed_lines``).
+def _plain_rows(text: str, columns: int) -> list[str]:
+    """The rows a line of plain text makes, wrapped ones as WrappedText."""
+    if len(text) <= columns:
+        return [text]
+    last = (len(text) - 1) // columns * columns
+    rows: list[str] = [WrappedText(text[i:i + columns]) for i in range(0, last, columns)]
+    rows.append(text[last:])
+    return rows
+
+
+#: A row of the history: ``None`` (blank), a row of cells, or a row kept as
+#: text because it scrolled off within one read (``TermScreen.feed_lines``):
+#: plain text in the default style, or ``StyledText``.
 HistoryRow = StaticDefaultDict[int, Char] | str | None
 
 
@@ -1436,7 +1482,10 @@ def _kept(row: HistoryRow) -> HistoryRow:
     """A row going to the history as it is kept there: a row without cells
     yet as its text."""
     if type(row) is TextRow and row.raw is not None:
-        return WrappedText(row.raw) if getattr(row, "wrapped", False) else row.raw
+        raw = row.raw
+        if type(raw) is not StyledText and getattr(row, "wrapped", False):
+            return WrappedText(raw)
+        return raw
     return row
 
 
@@ -1445,8 +1494,11 @@ def history_cells(row: HistoryRow) -> StaticDefaultDict[int, Char] | None:
     if not isinstance(row, str):
         return row
     line: StaticDefaultDict[int, Char] = StaticDefaultDict(_BLANK)
-    line.update((x, _new_tuple(Char, (ch, *_BLANK[1:]))) for x, ch in enumerate(row))
-    if isinstance(row, WrappedText):
+    if type(row) is StyledText:
+        line.update(styled_cells(row))
+    else:
+        line.update((x, _new_tuple(Char, (ch, *_BLANK[1:]))) for x, ch in enumerate(row))
+    if isinstance(row, WrappedText) or (type(row) is StyledText and row.wrapped):
         line.wrapped = True  # type: ignore[attr-defined]
     return line if row else None
 

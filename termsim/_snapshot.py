@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from pyte.screens import Char
 
+from ._styled import StyledText, styled_cells
+
 if TYPE_CHECKING:
     from ._region import Region
 
@@ -328,9 +330,9 @@ class Snapshot:
     modes: Modes
     generation: int
     input_ready: bool | None
-    #: A row's cells, or, for a row of plain text in the default style
-    #: whose cells were never made (a flood's rows: ``TermScreen.settle``),
-    #: its text; ``_row`` makes the cells of such a row when asked.
+    #: A row's cells, or, for a row whose cells were never made (a flood's
+    #: rows: ``TermScreen.settle``), its text: plain, in the default style,
+    #: or ``StyledText``; ``_row`` makes the cells of such a row when asked.
     _cells: tuple[Row | str, ...]
     _built: list[Row | None] | None
     _default: Char
@@ -406,7 +408,11 @@ class Snapshot:
         built: list[Row | None] = self._per_row("_built")
         cells = built[r]
         if cells is None:
-            cells = built[r] = dict(zip(range(len(row)), map(_plain_cell, row), strict=False))
+            if type(row) is StyledText:
+                cells = built[r] = styled_cells(row)
+            else:
+                cells = built[r] = dict(zip(range(len(row)), map(_plain_cell, row),
+                                            strict=False))
         return cells
 
     def row_cells(self, row: int) -> tuple[Cell, ...]:

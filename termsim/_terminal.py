@@ -59,10 +59,11 @@ from ._queries import (
     check_policy,
     printable,
 )
-from ._screen import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, TermScreen, TextRow
+from ._screen import _BLANK, MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, TermScreen, TextRow
 from ._sgr import Sgr, SgrAction, true_colour
 from ._sgr import ints as _ints
 from ._snapshot import Cursor, Modes, Snapshot, row_text
+from ._styled import SGR, line_end_pen
 
 __all__ = ["QUERY_KINDS", "Policy", "Query", "Terminal", "printable"]
 
@@ -155,6 +156,8 @@ class Terminal:
         self._replies: list[bytes] = []
         self._deferred: list[Query] = []
         self._buffer = ""
+        #: SGR parameters ``Sgr.clean`` accepted (``_colour_lines``).
+        self._clean_sgr: set[str] = set()
         # Byte offset of a string (OSC, DCS...) left open by an earlier feed().
         self._string_offset = 0
         # A row of the last snapshot: its cells, or its text when it has
@@ -183,13 +186,7 @@ class Terminal:
     def _run(self, text: str) -> None:
         parser, screen = self._parser, self._screen
         if screen.unbuilt or len(text) >= _FAST_LINES * 8:
-            plain = (not parser.pending and parser.open_string is None
-                     and _PLAIN_LINES.fullmatch(text) is not None)
-            if not plain:
-                screen.settle()  # anything else may read or change any row
-            elif (len(text) >= _FAST_LINES * 8 and text.count("\n") >= _FAST_LINES
-                  and screen.plain_lines_ok()):
-                text = self._feed_lines(text)
+            text = self._lines(text)
         self._buffer = parser.pending + text
         try:
             parser.feed(text)
@@ -200,16 +197,74 @@ class Terminal:
         if start is not None and start >= 0:
             self._string_offset = self._offset_of(start)
 
-    def _feed_lines(self, text: str) -> str:
-        """Plain lines (printable ASCII, CR LF) the fast way: lines go
-        through the parser until the cursor stands at the start of an empty
-        bottom row, then the rest at once (``TermScreen.feed_lines``: rows
-        that scroll off within this read are never drawn cell by cell).
-        Returns the last, unfinished line, for the usual path."""
+    def _lines(self, text: str) -> str:
+        """A read of lines (printable ASCII, CR LF, and SGR sequences) the
+        fast way (``_feed_lines``); return what is left for the parser. Any
+        other read first makes the cells of the rows an earlier one left
+        as text (``TermScreen.settle``): it may read or change any row.
+        """
+        parser, screen = self._parser, self._screen
+        if parser.open_string is None:
+            if not parser.pending and _PLAIN_LINES.fullmatch(text) is not None:
+                if (len(text) >= _FAST_LINES * 8 and text.count("\n") >= _FAST_LINES
+                        and screen.plain_lines_ok()):
+                    return self._feed_lines(text)
+                return text
+            rest = self._colour_lines(text)
+            if rest is not None:
+                return rest
+        screen.settle()
+        return text
+
+    def _colour_lines(self, text: str) -> str | None:
+        """``_lines`` for a read with SGR sequences; ``None`` if it holds
+        anything else, or an SGR code termsim does not understand (which
+        must be counted in ``unknown`` each time it is drawn)."""
+        parser, screen = self._parser, self._screen
+        pending = parser.pending
+        params = SGR.findall(text)
+        if pending:  # the last read cut an SGR sequence: complete it first
+            whole = SGR.match(pending + text)
+            if whole is None or whole.end() <= len(pending):
+                return None
+            cut = whole.end() - len(pending)
+            head, text = text[:cut], text[cut:]
+            params.append(whole.group(1))
+        elif not params:
+            return None
+        visible = SGR.sub("", text)
+        if (_COLOUR_LINES.fullmatch(visible) is None
+                or visible.count("\r\n") != text.count("\r\n")):  # ESC[m between CR and LF
+            return None
+        clean = self._clean_sgr
+        for p in set(params).difference(clean):
+            if not self._dispatch.sgr.clean(p):
+                return None
+            if len(clean) >= _MAX_CLEAN_SGR:
+                clean.clear()
+            clean.add(p)
+        if pending:
+            self._buffer = pending + head + text  # (no query: nothing asks the offsets)
+            parser.feed(head)
+        if (len(text) >= _FAST_LINES * 8 and text.count("\n") >= _FAST_LINES
+                and screen.colour_lines_ok()):
+            return self._feed_lines(text, visible)
+        return text
+
+    def _feed_lines(self, text: str, visible: str | None = None) -> str:
+        """Lines the fast way: lines go through the parser until the cursor
+        stands at the start of an empty bottom row, then the rest at once
+        (``TermScreen.feed_lines``: rows that scroll off within this read
+        are never drawn cell by cell). ``visible``: ``text`` without its SGR
+        sequences, if it has any; then the rows are kept as coloured text
+        (``_styled.py``) up to a line whose end leaves a coloured pen (its
+        LF would fill the new row with that background). Returns the rest,
+        from the last, unfinished line, for the usual path."""
         screen, feed = self._screen, self._parser.feed
         if text[0] == "\n":  # the LF of a CR LF the last read cut
             feed("\n")
             text = text[1:]
+            visible = visible and visible[1:]
         *lines, tail = text.split("\r\n")
         bottom = screen.lines - 1
         i = 0
@@ -217,8 +272,27 @@ class Terminal:
                                   or screen.buffer.get(bottom)):
             feed(lines[i] + "\r\n")
             i += 1
-        if i < len(lines):
+        if i == len(lines):
+            return tail
+        if visible is None:
             screen.feed_lines(lines[i:] if i else lines)
+            return tail
+        shown = visible.split("\r\n")[i:len(lines)]
+        sources = lines[i:]
+        step = self._dispatch.sgr.after
+        pen = screen.cursor.attrs
+        pens: list[Char] = []
+        for source in sources:
+            end = line_end_pen(source, pen, _BLANK, step) if "\x1b" in source else pen
+            if end.fg != "default" or end.bg != "default":
+                break
+            pens.append(pen)
+            pen = end
+        n = len(pens)
+        if n:
+            screen.feed_lines(shown[:n], (sources[:n], pens, pen, step))
+        if n < len(sources):
+            return "\r\n".join([*sources[n:], tail])
         return tail
 
     def _finish_feed(self) -> bytes:
@@ -448,6 +522,11 @@ class Terminal:
 #: worth its checks.
 _PLAIN_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?")  # a read may cut a CR LF
 _FAST_LINES = 2
+#: The same with its SGR sequences taken out (``_styled.SGR``); a read may
+#: also cut one, left at its end.
+_COLOUR_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?(?:\x1b(?:\[[0-9;]*)?)?")
+#: SGR parameters known to hold only codes termsim understands.
+_MAX_CLEAN_SGR = 4096
 
 
 class _Dispatch:

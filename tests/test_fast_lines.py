@@ -10,6 +10,8 @@ scrolled off, and the rows that a wrap continued (reflow reads them).
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +22,7 @@ from termsim._snapshot import row_text
 _LINE = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e), max_size=70)
 
 
-def state(term: Terminal) -> tuple[object, ...]:
+def state(term: Terminal, pen: bool = False) -> tuple[object, ...]:
     # What a test sees first: the fast path may have left rows without cells,
     # which the snapshot makes when asked.
     seen = [term.screen.row_cells(y) for y in range(term.rows)]
@@ -31,7 +33,8 @@ def state(term: Terminal) -> tuple[object, ...]:
     history = [(dict(r or {}), getattr(r, "wrapped", False))
                for r in map(history_cells, s.history)]
     return (seen, rows, wrapped, history, s.scrolled, s.cursor.x, s.cursor.y, s.last_char,
-            term.screen.lines, term.transcript())
+            term.screen.lines, term.transcript(), dict(term.unknown),
+            s.cursor.attrs if pen else None)
 
 
 def fed(chunks: list[bytes], cols: int, rows: int, before: bytes) -> Terminal:
@@ -62,6 +65,74 @@ def test_a_read_of_plain_lines_draws_what_small_reads_draw(
     whole = fed([data[:at], data[at:]], cols, rows, before)
     small = fed([data[i:i + 20] for i in range(0, len(data), 20)], cols, rows, before)
     assert state(whole) == state(small)
+
+
+# -- coloured lines (rows kept as StyledText) -------------------------------------------
+
+_SGR = st.sampled_from([
+    "", "0", "1", "31", "1;33", "0;32", "90", "38;5;208", "38;5;7", "38;2;10;200;30",
+    "48;2;1;2;3", "41", "7", "27", "22", "39", "49", "2", "5;31", "38;2;300;1;1", "38;5",
+    "1;38;2;9;9;9", "4", "24",
+])
+_PIECE = st.tuples(st.one_of(st.none(), _SGR), _LINE.map(lambda s: s[:6]))
+#: Most coloured lines end with a reset (ls, test runners); some carry
+#: attributes to the next line, some a colour, whose LF fills the next row
+#: with it (the fast path stops there).
+_LINE_END = st.sampled_from(["\x1b[0m\r\n", "\x1b[0m\r\n", "\r\n", "\x1b[0;1m\r\n",
+                             "\x1b[m\x1b[4;7m\r\n", "\x1b[0m\x1b[38;5;3m\r\n"])
+_COLOUR_LINE = st.lists(_PIECE, max_size=12).map(
+    lambda pieces: "".join((f"\x1b[{p}m" if p is not None else "") + t for p, t in pieces))
+
+
+@given(
+    lines=st.lists(st.tuples(_COLOUR_LINE, _LINE_END), min_size=20, max_size=120),
+    tail=_COLOUR_LINE,
+    size=st.tuples(st.integers(1, 30), st.integers(1, 12)),
+    before=st.sampled_from([b"", b"prompt$ ", b"\x1b[31m", b"\x1b[1m\x1b[38;5;9m", b"\x1b[?5h",
+                            b'\x1b[1"q', b"\x1b[2;4r", b"\x1b[4h", b"\x1b[?1049h", b"\x1b[2m",
+                            b"\x1b[41mred\r\n", b"x" * 45]),
+    cuts=st.lists(st.floats(0, 1), max_size=3),
+)
+@settings(max_examples=300, deadline=None, database=None)
+def test_a_read_of_coloured_lines_draws_what_small_reads_draw(
+    lines: list[tuple[str, str]], tail: str, size: tuple[int, int], before: bytes,
+    cuts: list[float],
+) -> None:
+    data = ("".join(line + end for line, end in lines) + tail).encode()
+    cols, rows = size
+    # Big reads, cut anywhere (inside an SGR sequence, between CR and LF):
+    # each may take the fast path; reads of 15 bytes never do.
+    at = sorted({0, len(data), *(round(c * len(data)) for c in cuts)})
+    whole = fed([data[a:b] for a, b in pairwise(at)], cols, rows, before)
+    small = fed([data[i:i + 15] for i in range(0, len(data), 15)], cols, rows, before)
+    assert state(whole, pen=True) == state(small, pen=True)
+
+
+def test_coloured_lines_keep_their_colours_as_text_until_asked() -> None:
+    term = Terminal(12, 3)
+    term.feed(b"".join(b"\x1b[1;31mE\x1b[0m row \x1b[38;2;1;2;3m%d\x1b[0m\r\n" % i
+                       for i in range(50)))
+    screen = term._screen
+    kept = screen.buffer[0].raw
+    assert screen.unbuilt and kept == "E row 48" and type(kept).__name__ == "StyledText"
+    assert type(screen.history[-1]).__name__ == "StyledText"  # scrolled off as text
+    assert term.transcript().splitlines()[:2] == ["E row 0", "E row 1"]
+    snap = term.screen
+    assert snap.cell(0, 0).style == Style(fg="red", bold=True)
+    assert snap.cell(0, 6).style == Style(fg="010203")
+    assert snap.cell(0, 2).style == Style()
+    assert screen.unbuilt  # the snapshot made its own cells
+    term.feed(b"\x1b[1;3H\x1b[K")  # anything else: the cells first, then the erase
+    assert not screen.unbuilt
+    assert term.screen.cell(0, 0).style == Style(fg="red", bold=True)
+    assert term.screen.lines[0].rstrip() == "E"
+
+
+def test_an_sgr_code_termsim_does_not_understand_is_counted_every_time() -> None:
+    term = Terminal(20, 4)
+    term.feed(b"".join(b"\x1b[2mdim\x1b[0m %d\r\n" % i for i in range(30)))
+    assert term.unknown["SGR 2"] == 30
+    assert not term._screen.unbuilt  # those lines took the usual path
 
 
 def test_the_fast_path_is_taken_and_keeps_only_text_for_rows_that_scrolled_off() -> None:
