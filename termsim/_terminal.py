@@ -221,6 +221,9 @@ class Terminal:
         anything else, or an SGR code termsim does not understand (which
         must be counted in ``unknown`` each time it is drawn)."""
         parser, screen = self._parser, self._screen
+        end = _COLOUR_TEXT.match(text).end()  # type: ignore[union-attr]
+        if end != len(text) and _CUT_SGR.fullmatch(text, end) is None:
+            return None  # (stops at the first other sequence: cheap for the rest)
         pending = parser.pending
         params = SGR.findall(text)
         if pending:  # the last read cut an SGR sequence: complete it first
@@ -525,6 +528,10 @@ _FAST_LINES = 2
 #: The same with its SGR sequences taken out (``_styled.SGR``); a read may
 #: also cut one, left at its end.
 _COLOUR_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?(?:\x1b(?:\[[0-9;]*)?)?")
+#: Where a read stops being text, CR, LF and SGR sequences (possessive: no
+#: backtracking), and a sequence a read may cut at its end.
+_COLOUR_TEXT = re.compile(r"(?:[ -~\r\n]++|\x1b\[[0-9;]*+m)*+")
+_CUT_SGR = re.compile(r"\x1b(?:\[[0-9;]*)?")
 #: SGR parameters known to hold only codes termsim understands.
 _MAX_CLEAN_SGR = 4096
 

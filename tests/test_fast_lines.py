@@ -106,6 +106,9 @@ def test_a_read_of_coloured_lines_draws_what_small_reads_draw(
     whole = fed([data[a:b] for a, b in pairwise(at)], cols, rows, before)
     small = fed([data[i:i + 15] for i in range(0, len(data), 15)], cols, rows, before)
     assert state(whole, pen=True) == state(small, pen=True)
+    for term in (whole, small):  # reflow rewraps the history's coloured rows
+        term.resize(cols + 7, rows)
+    assert state(whole, pen=True) == state(small, pen=True)
 
 
 def test_coloured_lines_keep_their_colours_as_text_until_asked() -> None:
