@@ -232,9 +232,10 @@ class Sgr:
         cursor.attrs = _replaced(cursor.attrs, {"fg" if which == "3" else "bg": colour})
 
     def after(self, pen: Char, params: str) -> Char:
-        """The pen ``CSI params m`` makes of ``pen``, outside DECSCNM, for
-        parameters :meth:`clean` accepted: a row kept as coloured text
-        (``_styled.py``) is drawn with it, later, without the screen."""
+        """The pen ``CSI params m`` makes of ``pen``, outside DECSCNM,
+        counting nothing (the caller counts :meth:`ignored`): a row kept as
+        coloured text (``_styled.py``) is drawn with it, later, without the
+        screen."""
         key = (pen, params, False)
         attrs = self._memo.get(key)
         if attrs is not None:
@@ -246,19 +247,20 @@ class Sgr:
             which, r, g, b = m.groups()
             colour = f"{int(r):02x}{int(g):02x}{int(b):02x}"
             return _replaced(pen, {"fg" if which == "3" else "bg": colour})
-        attrs = _replaced(pen, self._parse(params, False)[0])
-        if not true_colour(params):
+        changes, ignored = self._parse(params, False)
+        attrs = _replaced(pen, changes)
+        if not ignored and not true_colour(params):  # (``apply`` counts on a miss)
             if len(self._memo) >= _MAX_MEMO:
                 self._memo.clear()
             self._memo[key] = attrs
         return attrs
 
-    def clean(self, params: str) -> bool:
-        """Whether ``CSI params m`` holds only codes termsim understands, so
-        that applying it counts nothing in ``Terminal.unknown``."""
+    def ignored(self, params: str) -> tuple[int, ...]:
+        """The codes of ``CSI params m`` that pyte drops, which applying it
+        counts in ``Terminal.unknown``."""
         if _ONE_TRUE_COLOUR.fullmatch(params):
-            return True
-        return not self._parse(params, False)[1]
+            return ()
+        return self._parse(params, False)[1]
 
     def _parse(self, params: str, reverse: bool) -> tuple[dict[str, object], tuple[int, ...]]:
         """What SGR ``params`` set, and the codes among them pyte drops."""

@@ -156,8 +156,8 @@ class Terminal:
         self._replies: list[bytes] = []
         self._deferred: list[Query] = []
         self._buffer = ""
-        #: SGR parameters ``Sgr.clean`` accepted (``_colour_lines``).
-        self._clean_sgr: set[str] = set()
+        #: SGR parameters -> the codes in them pyte drops (``_colour_lines``).
+        self._sgr_ignored: dict[str, tuple[int, ...]] = {}
         # Byte offset of a string (OSC, DCS...) left open by an earlier feed().
         self._string_offset = 0
         # A row of the last snapshot: its cells, or its text when it has
@@ -239,29 +239,34 @@ class Terminal:
         if (_COLOUR_LINES.fullmatch(visible) is None
                 or visible.count("\r\n") != text.count("\r\n")):  # ESC[m between CR and LF
             return None
-        clean = self._clean_sgr
-        for p in set(params).difference(clean):
-            if not self._dispatch.sgr.clean(p):
-                return None
-            if len(clean) >= _MAX_CLEAN_SGR:
-                clean.clear()
-            clean.add(p)
+        known = self._sgr_ignored
+        unknown = False  # some hold codes counted in ``unknown`` each time
+        for p in set(params):
+            ignored = known.get(p)
+            if ignored is None:
+                if len(known) >= _MAX_SGR_IGNORED:
+                    known.clear()
+                ignored = known[p] = self._dispatch.sgr.ignored(p)
+            if ignored:
+                unknown = True
         if pending:
             self._buffer = pending + head + text  # (no query: nothing asks the offsets)
             parser.feed(head)
         if (len(text) >= _FAST_LINES * 8 and text.count("\n") >= _FAST_LINES
                 and screen.colour_lines_ok()):
-            return self._feed_lines(text, visible)
+            return self._feed_lines(text, visible, unknown)
         return text
 
-    def _feed_lines(self, text: str, visible: str | None = None) -> str:
+    def _feed_lines(self, text: str, visible: str | None = None, unknown: bool = False) -> str:
         """Lines the fast way: lines go through the parser until the cursor
         stands at the start of an empty bottom row, then the rest at once
         (``TermScreen.feed_lines``: rows that scroll off within this read
         are never drawn cell by cell). ``visible``: ``text`` without its SGR
         sequences, if it has any; then the rows are kept as coloured text
         (``_styled.py``) up to a line whose end leaves a coloured pen (its
-        LF would fill the new row with that background). Returns the rest,
+        LF would fill the new row with that background). ``unknown``: some
+        of them hold codes counted in ``unknown`` at each use, here (the
+        parser counts those it sees). Returns the rest,
         from the last, unfinished line, for the usual path."""
         screen, feed = self._screen, self._parser.feed
         if text[0] == "\n":  # the LF of a CR LF the last read cut
@@ -294,6 +299,11 @@ class Terminal:
         n = len(pens)
         if n:
             screen.feed_lines(shown[:n], (sources[:n], pens, pen, step))
+            if unknown:
+                count, ignored = self.unknown, self._sgr_ignored
+                for params in SGR.findall("".join(sources[:n])):
+                    for code in ignored.get(params) or self._dispatch.sgr.ignored(params):
+                        count[f"SGR {code}"] += 1
         if n < len(sources):
             return "\r\n".join([*sources[n:], tail])
         return tail
@@ -532,8 +542,8 @@ _COLOUR_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?(?:\x1b(?:\[[0-9;]*)?)?"
 #: backtracking), and a sequence a read may cut at its end.
 _COLOUR_TEXT = re.compile(r"(?:[ -~\r\n]++|\x1b\[[0-9;]*+m)*+")
 _CUT_SGR = re.compile(r"\x1b(?:\[[0-9;]*)?")
-#: SGR parameters known to hold only codes termsim understands.
-_MAX_CLEAN_SGR = 4096
+#: SGR parameters whose dropped codes ``_colour_lines`` remembers.
+_MAX_SGR_IGNORED = 4096
 
 
 class _Dispatch:

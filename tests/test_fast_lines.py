@@ -133,9 +133,12 @@ def test_coloured_lines_keep_their_colours_as_text_until_asked() -> None:
 
 def test_an_sgr_code_termsim_does_not_understand_is_counted_every_time() -> None:
     term = Terminal(20, 4)
-    term.feed(b"".join(b"\x1b[2mdim\x1b[0m %d\r\n" % i for i in range(30)))
-    assert term.unknown["SGR 2"] == 30
-    assert not term._screen.unbuilt  # those lines took the usual path
+    term.feed(b"".join(b"\x1b[2mdim\x1b[0m %d\x1b[2;53m\x1b[0m\r\n" % i for i in range(30)))
+    assert term._screen.unbuilt  # the fast path: counted as the usual path counts
+    assert term.unknown == {"SGR 2": 60, "SGR 53": 30}
+    term.screen.runs(0)  # making the cells counts nothing more
+    term.feed(b"\x1b[H")
+    assert term.unknown == {"SGR 2": 60, "SGR 53": 30}
 
 
 def test_the_fast_path_is_taken_and_keeps_only_text_for_rows_that_scrolled_off() -> None:
