@@ -63,6 +63,46 @@ async def test_bash_readline_history_completion_and_interrupt(tmp_path: Path) ->
         assert await term.wait_exit() == 0
 
 
+async def test_ls_color_floods_coloured_lines_drawn_as_each_byte_would_draw_them(
+    tmp_path: Path,
+) -> None:
+    """``ls --color`` writes a line per name, each in the colour of its kind:
+    more lines than a screen, which termsim keeps as coloured text until
+    asked (``_styled.py``). What a test sees must be what feeding the same
+    bytes in reads too small for that path shows, cell by cell."""
+    ls = needs("ls")
+    listing = tmp_path / "listing"
+    listing.mkdir()
+    for i in range(150):
+        (listing / f"n{i:03d}_dir").mkdir()
+        (listing / f"n{i:03d}.tar.gz").write_text("")
+        tool = listing / f"n{i:03d}_tool"
+        tool.write_text("")
+        tool.chmod(0o755)
+    env = inherited_env()
+    env.update(LC_ALL="C", LS_COLORS="di=01;34:ex=01;32:*.tar.gz=01;31")
+    path = tmp_path / "ls.tsr"
+    async with termsim.spawn([ls, "--color=always", "-1", str(listing)], env=env,
+                             record=path) as term:
+        assert await term.wait_exit() == 0
+        snap = term.screen
+        names = term.transcript().splitlines()
+    assert names == sorted(p.name for p in listing.iterdir())
+    last = [line.rstrip() for line in snap.lines].index("n149_tool")
+    assert snap.lines[last - 2:last] == ("n149.tar.gz".ljust(80), "n149_dir".ljust(80))
+    assert snap.cell(last - 2, 0).style == termsim.Style(fg="red", bold=True)
+    assert snap.cell(last - 1, 0).style == termsim.Style(fg="blue", bold=True)
+    assert snap.cell(last, 0).style == termsim.Style(fg="green", bold=True)
+    assert snap.cell(last, 9).style == termsim.Style()
+    small = termsim.Terminal(80, 24)
+    for event in termsim.Recording.open(path).of_type(termsim.events.Output):
+        for i in range(0, len(event.data), 15):
+            small.feed(event.data[i:i + 15])
+    assert [snap.row_cells(y) for y in range(24)] == [
+        small.screen.row_cells(y) for y in range(24)]
+    assert small.transcript().splitlines() == names
+
+
 async def test_sqlite3_runs_a_query(tmp_path: Path) -> None:
     sqlite3 = needs("sqlite3")
     async with termsim.spawn([sqlite3, str(tmp_path / "db.sqlite")],
