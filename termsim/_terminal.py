@@ -218,8 +218,8 @@ class Terminal:
 
     def _colour_lines(self, text: str) -> str | None:
         """``_lines`` for a read with SGR sequences; ``None`` if it holds
-        anything else, or an SGR code termsim does not understand (which
-        must be counted in ``unknown`` each time it is drawn)."""
+        anything else. SGR codes pyte drops are counted in ``unknown`` at
+        each use, as the parser counts them (``_feed_lines``)."""
         parser, screen = self._parser, self._screen
         end = _COLOUR_TEXT.match(text).end()  # type: ignore[union-attr]
         if end != len(text) and _CUT_SGR.fullmatch(text, end) is None:
