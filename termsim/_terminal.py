@@ -237,7 +237,9 @@ class Terminal:
             return None
         visible = SGR.sub("", text)
         if (_COLOUR_LINES.fullmatch(visible) is None
-                or visible.count("\r\n") != text.count("\r\n")):  # ESC[m between CR and LF
+                # An SGR sequence between CR and LF (the LF would end up in a line):
+                or visible.count("\r\n") != text.count("\r\n")
+                or (visible[:1] == "\n" and text[:1] != "\n")):
             return None
         known = self._sgr_ignored
         unknown = False  # some hold codes counted in ``unknown`` each time

@@ -77,9 +77,10 @@ _SGR = st.sampled_from([
 _PIECE = st.tuples(st.one_of(st.none(), _SGR), _LINE.map(lambda s: s[:6]))
 #: Most coloured lines end with a reset (ls, test runners); some carry
 #: attributes to the next line, some a colour, whose LF fills the next row
-#: with it (the fast path stops there).
+#: with it (the fast path stops there); some reset between CR and LF.
 _LINE_END = st.sampled_from(["\x1b[0m\r\n", "\x1b[0m\r\n", "\r\n", "\x1b[0;1m\r\n",
-                             "\x1b[m\x1b[4;7m\r\n", "\x1b[0m\x1b[38;5;3m\r\n"])
+                             "\x1b[m\x1b[4;7m\r\n", "\x1b[0m\x1b[38;5;3m\r\n",
+                             "\r\x1b[m\n"])
 _COLOUR_LINE = st.lists(_PIECE, max_size=12).map(
     lambda pieces: "".join((f"\x1b[{p}m" if p is not None else "") + t for p, t in pieces))
 
@@ -108,6 +109,16 @@ def test_a_read_of_coloured_lines_draws_what_small_reads_draw(
     assert state(whole, pen=True) == state(small, pen=True)
     for term in (whole, small):  # reflow rewraps the history's coloured rows
         term.resize(cols + 7, rows)
+    assert state(whole, pen=True) == state(small, pen=True)
+
+
+def test_an_sgr_sequence_between_a_cut_cr_and_its_lf_is_no_line() -> None:
+    # The last read ended with CR on an empty bottom row; this one begins
+    # with ESC[0m, then the LF: that LF belongs to no line of this read.
+    before, data = b"x\r\n" * 5 + b"\r", b"\x1b[0m\nabc\x1b[0m\r\nmore\x1b[31m!\x1b[0m\r\nend\r\n"
+    whole = fed([before, data], 20, 4, b"")
+    small = fed([before] + [data[i:i + 15] for i in range(0, len(data), 15)], 20, 4, b"")
+    assert whole.screen.lines[0].rstrip() == "abc"
     assert state(whole, pen=True) == state(small, pen=True)
 
 
