@@ -434,7 +434,6 @@ class Terminal:
         elsewhere.
         """
         screen = self._screen
-        cols = screen.columns
         before = [line.rstrip() for line in since.lines] if since is not None else []
         gone = screen.scrolled - (since.scrolled if since is not None else 0)
         kept = min(gone, len(screen.history))
@@ -443,7 +442,9 @@ class Terminal:
             out.append(f"[… {gone - kept} earlier rows not kept]")
         history = list(screen.history)[len(screen.history) - kept:] if kept else []
         for i, row in enumerate(history, start=gone - kept):
-            text = (row if isinstance(row, str) else row_text(row, cols)).rstrip() if row else ""
+            # A row as wide as it was drawn: the screen may be narrower now.
+            text = (row if isinstance(row, str) else row_text(row, max(row) + 1)).rstrip() \
+                if row else ""
             if not (i < len(before) and before[i] == text):
                 out.append(text)
         for y, line in enumerate(self.screen.lines):

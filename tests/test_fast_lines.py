@@ -112,6 +112,19 @@ def test_a_read_of_coloured_lines_draws_what_small_reads_draw(
     assert state(whole, pen=True) == state(small, pen=True)
 
 
+def test_the_transcript_keeps_history_rows_whole_after_the_screen_narrows() -> None:
+    # Rows kept as text and rows of cells read the same in the transcript,
+    # as wide as they were drawn (found by fuzzing the two paths).
+    data = b"".join(b"line %d abcdefgh\r\n" % i for i in range(20))
+    whole = fed([data], 20, 3, b"")
+    small = fed([data[i:i + 15] for i in range(0, len(data), 15)], 20, 3, b"")
+    for term in (whole, small):
+        term.feed(b"\x1b[?1049h")  # no reflow on the alternate screen
+        term.resize(4, 3)
+    assert whole.transcript().splitlines()[0] == "line 0 abcdefgh"
+    assert whole.transcript() == small.transcript()
+
+
 def test_an_sgr_sequence_between_a_cut_cr_and_its_lf_is_no_line() -> None:
     # The last read ended with CR on an empty bottom row; this one begins
     # with ESC[0m, then the LF: that LF belongs to no line of this read.
