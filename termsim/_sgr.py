@@ -160,6 +160,18 @@ def true_colour(params: str) -> bool:
     return "8;2;" in params or "8:2:" in params
 
 
+def _one_true_colour(pen: Char, params: str) -> Char | None:
+    """The pen after ``CSI params m`` when the parameters are one 24-bit
+    colour and nothing else (``38;2;r;g;b``), read by one regular expression;
+    ``None`` for any other parameters."""
+    m = _ONE_TRUE_COLOUR.fullmatch(params)
+    if m is None:
+        return None
+    which, r, g, b = m.groups()
+    colour = f"{int(r):02x}{int(g):02x}{int(b):02x}"
+    return _replaced(pen, {"fg" if which == "3" else "bg": colour})
+
+
 def _replaced(attrs: Char, changes: Mapping[str, object]) -> Char:
     """``attrs._replace(**changes)`` in one pass of C code (every new colour)."""
     # type(attrs): a protected pen (DECSCA) stays protected.
@@ -193,26 +205,13 @@ class Sgr:
         """
         s = self._screen
         cursor = s.cursor
-        key = (cursor.attrs, params, mo.DECSCNM in s.mode)
-        memo = self._memo
-        attrs = memo.get(key)
-        if attrs is not None:
-            cursor.attrs = attrs
-            return True
-        changes, ignored = self._parse(params, key[2])
-        cursor.attrs = attrs = _replaced(cursor.attrs, changes)
+        cursor.attrs, ignored = self._next(cursor.attrs, params, mo.DECSCNM in s.mode)
         if ignored:
-            # Not memoised, so that every use is counted.
             unknown = self._unknown
             for code in ignored:
                 unknown[f"SGR {code}"] += 1
             return False
-        if true_colour(params):
-            return False
-        if len(memo) >= _MAX_MEMO:
-            memo.clear()
-        memo[key] = attrs
-        return True
+        return not true_colour(params)
 
     def apply_true_colour(self, params: str) -> None:
         """Apply ``CSI params m`` for parameters that set a 24-bit colour.
@@ -222,38 +221,40 @@ class Sgr:
         regular expression, with neither memo (the same colour seldom comes
         twice) nor the general parse; anything else takes :meth:`apply`.
         """
-        m = _ONE_TRUE_COLOUR.fullmatch(params)
-        if m is None:
-            self.apply(params)
-            return
-        which, r, g, b = m.groups()
         cursor = self._screen.cursor
-        colour = f"{int(r):02x}{int(g):02x}{int(b):02x}"
-        cursor.attrs = _replaced(cursor.attrs, {"fg" if which == "3" else "bg": colour})
+        attrs = _one_true_colour(cursor.attrs, params)
+        if attrs is None:
+            self.apply(params)
+        else:
+            cursor.attrs = attrs
 
     def after(self, pen: Char, params: str) -> Char:
         """The pen ``CSI params m`` makes of ``pen``, outside DECSCNM,
         counting nothing (the caller counts :meth:`ignored`): a row kept as
         coloured text (``_styled.py``) is drawn with it, later, without the
         screen."""
-        key = (pen, params, False)
-        attrs = self._memo.get(key)
-        if attrs is not None:
-            return attrs
         if params in ("", "0") and type(pen) is Char:
             return _BLANK  # as SgrAction
-        m = _ONE_TRUE_COLOUR.fullmatch(params)
-        if m is not None:
-            which, r, g, b = m.groups()
-            colour = f"{int(r):02x}{int(g):02x}{int(b):02x}"
-            return _replaced(pen, {"fg" if which == "3" else "bg": colour})
-        changes, ignored = self._parse(params, False)
+        attrs = _one_true_colour(pen, params)
+        return self._next(pen, params, False)[0] if attrs is None else attrs
+
+    def _next(self, pen: Char, params: str, reverse: bool) -> tuple[Char, tuple[int, ...]]:
+        """The pen after ``CSI params m`` (``reverse``: DECSCNM is set), and
+        the codes in it pyte drops. A result is memoised only when it holds
+        no such code (``apply`` counts them at every use, on a miss) and no
+        24-bit colour (seldom met twice)."""
+        key = (pen, params, reverse)
+        memo = self._memo
+        attrs = memo.get(key)
+        if attrs is not None:
+            return attrs, ()
+        changes, ignored = self._parse(params, reverse)
         attrs = _replaced(pen, changes)
-        if not ignored and not true_colour(params):  # (``apply`` counts on a miss)
-            if len(self._memo) >= _MAX_MEMO:
-                self._memo.clear()
-            self._memo[key] = attrs
-        return attrs
+        if not ignored and not true_colour(params):
+            if len(memo) >= _MAX_MEMO:
+                memo.clear()
+            memo[key] = attrs
+        return attrs, ignored
 
     def ignored(self, params: str) -> tuple[int, ...]:
         """The codes of ``CSI params m`` that pyte drops, which applying it
