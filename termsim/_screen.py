@@ -62,6 +62,7 @@ buffer); read apart, they would hide how they depend on each other.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import defaultdict, deque
@@ -216,7 +217,9 @@ class TermScreen(pyte.Screen):
         elif self.charset or self.g0_charset is not _LAT1:  # inline: the common case
             data = self._in_gl(data)
         self.last_char = data[-1]
-        if data.isascii() and mo.IRM not in self.mode:
+        if mo.IRM in self.mode:
+            self._draw_slow(data)
+        elif data.isascii() or (not self.graphemes and _narrow(data)):
             self._draw_ascii(data)
         else:
             self._draw_slow(data)
@@ -347,8 +350,9 @@ class TermScreen(pyte.Screen):
         return data if table is _LAT1 else data.translate(table)
 
     def _draw_ascii(self, data: str) -> None:
-        """Printable ASCII, a line segment at a time, with shared ``Char``
-        values (hot path: ``benchmarks/bench_feed.py``, every workload; the
+        """Printable ASCII (or other characters one column wide each, that
+        join no cluster: ``_narrow``), a line segment at a time, with shared
+        ``Char`` values (hot path: ``benchmarks/bench_feed.py``, every workload; the
         colour stream draws runs of one to five characters, the logs whole
         lines)."""
         columns = self.columns
@@ -1508,6 +1512,21 @@ def _forget(line: StaticDefaultDict[int, Char]) -> None:
     (``TextRow``) is rebuilt from the cells when a snapshot asks."""
     if type(line) is TextRow:
         line.text = None
+
+
+def _all_narrow(data: str) -> bool:
+    return _UNDECODED.search(data) is None and all(wcwidth(ch) == 1 for ch in data)
+
+
+_narrow_short = functools.lru_cache(maxsize=4096)(_all_narrow)
+
+
+def _narrow(data: str) -> bool:
+    """Whether every character of ``data`` takes one column: then it draws
+    as ASCII does (no wide halves, no marks to combine, and no undecodable
+    bytes, which become U+FFFD). A prompt's ``❯`` or a box's ``─`` comes
+    again and again, so short strings are remembered."""
+    return _narrow_short(data) if len(data) <= 16 else _all_narrow(data)
 
 
 def _is_regional(char: str) -> bool:
