@@ -16,10 +16,10 @@ The cells are made by :func:`styled_cells` only when something asks for
 them (a style predicate, the next read that is not plain lines, a resize,
 the history's rewrap), and are exactly the cells drawing would have made.
 
-The SGR sequences of a kept row were checked when it was kept: each is one
-whose every code termsim understands (``Sgr.clean``), so making the cells
-later counts nothing in ``Terminal.unknown`` and depends on nothing but the
-row. This module imports nothing of the emulator: a snapshot builds rows
+The SGR codes of a kept row that pyte drops (dim...) were counted in
+``Terminal.unknown`` when it was kept, as the parser counts them
+(``Terminal._feed_lines``), so making the cells later (``Sgr.after``) counts
+nothing and depends on nothing but the row. This module imports nothing of the emulator: a snapshot builds rows
 with it too.
 """
 
