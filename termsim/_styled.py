@@ -19,8 +19,8 @@ the history's rewrap), and are exactly the cells drawing would have made.
 The SGR codes of a kept row that pyte drops (dim...) were counted in
 ``Terminal.unknown`` when it was kept, as the parser counts them
 (``Terminal._feed_lines``), so making the cells later (``Sgr.after``) counts
-nothing and depends on nothing but the row. This module imports nothing of the emulator: a snapshot builds rows
-with it too.
+nothing and depends on nothing but the row. This module imports nothing
+of the emulator: a snapshot builds rows with it too.
 """
 
 from __future__ import annotations
