@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from itertools import accumulate
 from typing import Protocol
 
 MAX_STRING = 1 << 16
@@ -42,6 +43,8 @@ MAX_PENDING = 256
 _TOKEN = re.compile(r"([^\x00-\x1f\x7f-\x9f]+)|(?:\x1b\[[0-?]*[ -/]*[@-~]|[\r\n])+")
 #: The parts of such a run.
 _RUN_PART = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|[\r\n]")
+#: Runs longer than this are kept only when met a second time.
+_LEARN_AT_ONCE = 64
 #: How many runs keep their list of actions (``Parser._runs``).
 MAX_RUNS = 4096
 
@@ -82,6 +85,13 @@ class Handler(Protocol):
         """A new run's parts, with those that can be done as one fused (the
         result replaces them the next times the run comes)."""
 
+    def prepare(
+        self, private: str, params: str, inter: str, final: str,
+    ) -> Callable[[], None] | None:
+        """The ready action of a CSI sequence, kept in ``sequences``, made
+        without running it (a new run is learnt before it runs); ``None``
+        for one the handler must see whole, in ``csi()``, each time."""
+
     def draw(self, text: str) -> None: ...
     def control(self, char: str) -> None: ...
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None: ...
@@ -110,7 +120,8 @@ class Parser:
         # Runs of sequences seen before: the run -> for each part, its ready
         # action (in the handler's ``sequences`` or ``controls``; ``None``
         # for a part the handler must see whole: a query, a 24-bit colour),
-        # and where the part starts and ends in the run.
+        # and where the part starts and ends in the run; ``()`` for a run met
+        # once (``_once``).
         self._runs: dict[str, tuple[Part, ...]] = {}
         # Controls already executed inside the held-back sequence.
         self._executed = 0
@@ -185,9 +196,13 @@ class Parser:
                                     # One sequence (a query, a 24-bit colour):
                                     # the same bytes again, split into fields.
                                     self._csi(_CSI.match(run), i)  # type: ignore[arg-type]
+                                elif len(run) > _LEARN_AT_ONCE:
+                                    self._once(run, i)
                                 else:
-                                    self._run(data, i, j)
-                            else:
+                                    parts = self._learn(run)
+                            if parts is not None:
+                                if not parts:  # met once before: worth keeping now
+                                    parts = self._learn(run)
                                 try:
                                     for action, start, end in parts:  # noqa: B007 (`end`: below)
                                         if start and printed:  # only the first part
@@ -236,42 +251,69 @@ class Parser:
                 i = max(self.next, i + 1)
         return len(self._pending)
 
-    def _run(self, data: str, start: int, stop: int) -> None:
-        """A run of CSI sequences, CR and LF (``_TOKEN``'s second kind) not
-        met before: each part on its own, as if it were a token. The run then
-        keeps each part's ready action, and the next time costs one lookup
-        and the calls (hot path: prompt_toolkit starts and ends every frame
-        with the same ``ESC[?25l ESC[?7l`` ... ``ESC[?7h ESC[0m ESC[?12l
-        ESC[?25h``); a part without one (a query) goes to the handler whole
-        each time, at its own index.
+    def _once(self, run: str, index: int) -> None:
+        """A run of CSI sequences, CR and LF (``_TOKEN``'s second kind) met
+        for the first time, at ``index``: each part on its own, as if it were
+        a token. The run is only marked as met: most runs met once are never
+        met again (``ptk.bin``: 79 of 113, the longest ones, such as a
+        cursor going down twenty empty rows), and keeping one costs more
+        than running it.
         """
         h = self.handler
         sequences, controls = h.sequences, h.controls
-        parts: list[Part] = []
-        for m in _RUN_PART.finditer(data, start, stop):
-            part, i = m.group(), m.start()
-            self.next = end = m.end()
-            action: Callable[[], None] | None
-            if len(part) == 1:  # CR or LF: always in ``controls``
-                action = controls[part]
+        start = 0
+        for part in _RUN_PART.findall(run):
+            end = start + len(part)
+            self.next = index + end
+            action = controls[part] if len(part) == 1 else sequences.get(part)
+            if action is not None:
                 action()
             else:
-                action = sequences.get(part)
-                if action is None:
-                    csi = _CSI.match(part)
-                    assert csi is not None  # a part of a run is a whole sequence
-                    self._csi(csi, i)
-                    action = sequences.get(part)  # ready from now on?
-                else:
-                    action()
-            self.printed = False
-            parts.append((action, i - start, end - start))
-        if len(parts) == 1 and parts[0][0] is None:
-            return  # a lone 24-bit colour or query: nothing to keep
+                self._csi(_CSI.match(part), index + start)  # type: ignore[arg-type]
+            self.printed = False  # REP repeats only right after text
+            start = end
         runs = self._runs
         if len(runs) >= MAX_RUNS:
             runs.clear()
-        runs[data[start:stop]] = tuple(h.fuse(parts))
+        runs[run] = ()
+
+    def _learn(self, run: str) -> tuple[Part, ...]:
+        """The parts of a run of CSI sequences, CR and LF (``_TOKEN``'s second
+        kind) not met before, kept: each part's ready action, made without
+        running it, fused with others by the handler. The run then runs as
+        it will each time it comes: one lookup and the calls (hot path:
+        prompt_toolkit starts and ends every frame with the same
+        ``ESC[?25l ESC[?7l`` ... ``ESC[?7h ESC[0m ESC[?12l ESC[?25h``). Only
+        a run met before (``_once``) is kept. A part without a ready
+        action (a query, a 24-bit colour) goes to the handler whole each
+        time, at its own index.
+        """
+        h = self.handler
+        sequences, controls = h.sequences, h.controls
+        pieces = _RUN_PART.findall(run)
+        actions: list[Callable[[], None] | None] = []
+        for piece in pieces:
+            if len(piece) == 1:  # CR or LF: always in ``controls``
+                actions.append(controls[piece])
+                continue
+            action = sequences.get(piece)
+            if action is None:
+                params, inter, final = _CSI.match(piece).groups()  # type: ignore[union-attr]
+                private = ""
+                if params and params[0] in "<=>?":
+                    private, params = params[0], params[1:]
+                try:
+                    action = h.prepare(private, params, inter, final)
+                except Exception:
+                    action = None  # ``csi()`` meets the failure where the part stands
+            actions.append(action)
+        ends = list(accumulate(map(len, pieces)))
+        parts = tuple(h.fuse(list(zip(actions, [0, *ends[:-1]], ends, strict=True))))
+        runs = self._runs
+        if len(runs) >= MAX_RUNS:
+            runs.clear()
+        runs[run] = parts
+        return parts
 
     # -- escape sequences ------------------------------------------------------
 

@@ -422,17 +422,15 @@ class Query:
 
 def printable(seq: str) -> str:
     """``"\\x1b[6n"`` -> ``"ESC[6n"``: escape sequences as people write them."""
-    out = []
-    for ch in seq:
-        if ch == "\x1b":
-            out.append("ESC")
-        elif ch == "\x07":
-            out.append("BEL")
-        elif ch < " " or "\x7f" <= ch <= "\x9f":
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    return seq.translate(_PRINTABLE)
+
+
+#: ``printable``'s table: ESC and BEL by name, other C0 and C1 controls and
+#: DEL as ``\xNN``.
+_PRINTABLE = {
+    **{code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7f, 0xa0))},
+    0x1b: "ESC", 0x07: "BEL",
+}
 
 
 def check_policy(kind: str, value: object) -> None:

@@ -303,6 +303,18 @@ class SgrAction:
         #: outside DECSCNM), so it needs no memo entry per former pen.
         self._reset = params in ("", "0")
 
+    def wipes(self) -> bool:
+        """Whether this sequence begins with SGR 0, so that the SGR before
+        it, if nothing reads the pen in between, changes nothing
+        (``_Dispatch.fuse`` leaves that one out: prompt_toolkit ends a frame
+        with ``ESC[0m`` and begins the next with it)."""
+        values = _sgr_params(self._params)
+        return values[0] == 0 if values else not self._params
+
+    def counted(self) -> bool:
+        """Whether applying it counts codes in ``Terminal.unknown``."""
+        return bool(self._sgr.ignored(self._params))
+
     def __call__(self) -> None:
         s = self._screen
         cursor = s.cursor

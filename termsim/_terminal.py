@@ -81,6 +81,11 @@ _MOUSE_MODES = ((1003, "any"), (1002, "button"), (1000, "normal"), (9, "x10"))
 _MOUSE_ENCODINGS = ((1006, "sgr"), (1015, "urxvt"), (1005, "utf8"))
 #: How many CSI sequences keep a ready action (``_Dispatch.sequences``).
 _MAX_SEQUENCES = 4096
+#: What ``_Dispatch.fuse`` knows of a kept action: a flag switch, a CR, an
+#: action that neither reads nor changes the pen, any other; or an SGR, with
+#: two flags: it begins with SGR 0, it holds codes counted as not understood.
+_SWITCH, _CR, _PEN_FREE, _OTHER = 1, 2, 3, 4
+_SGR, _WIPES, _COUNTED = 8, 16, 32
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 # OSC codes that are understood and have nothing to do with the screen.
 _IGNORED_OSC = frozenset(
@@ -156,6 +161,9 @@ class Terminal:
         self._replies: list[bytes] = []
         self._deferred: list[Query] = []
         self._buffer = ""
+        # The last offset ``_offset_of`` found: in which text (of the read
+        # that ended at which byte), at what index, the offset.
+        self._offset_known: tuple[str, int, int, int] = ("", -1, 0, 0)
         #: SGR parameters -> the codes in them pyte drops (``_colour_lines``).
         self._sgr_ignored: dict[str, tuple[int, ...]] = {}
         # Byte offset of a string (OSC, DCS...) left open by an earlier feed().
@@ -356,9 +364,18 @@ class Terminal:
         that began in an earlier chunk."""
         if index < 0:
             return self._string_offset
-        undecoded = len(self._decoder.getstate()[0])
-        tail = self._buffer[index:].encode("utf-8", "surrogateescape")
-        return self.bytes_fed - undecoded - len(tail)
+        buffer = self._buffer
+        known, fed, at, offset = self._offset_known
+        if known is buffer and fed == self.bytes_fed and at <= index:
+            # A later query of the same read (prompt_toolkit asks for the
+            # cursor's position every frame): count from the one before.
+            offset += len(buffer[at:index].encode("utf-8", "surrogateescape"))
+        else:
+            undecoded = len(self._decoder.getstate()[0])
+            tail = buffer[index:].encode("utf-8", "surrogateescape")
+            offset = self.bytes_fed - undecoded - len(tail)
+        self._offset_known = (buffer, self.bytes_fed, index, offset)
+        return offset
 
     def _ask(self, request: Request, index: int) -> None:
         """Log the query the dispatcher recognised at character ``index``,
@@ -567,6 +584,8 @@ class _Dispatch:
         #: Whole CSI sequences seen before, and the call each one makes: the
         #: parser calls it instead of ``csi()`` (see ``_csi_action``).
         self.sequences: dict[str, Callable[[], None]] = {}
+        #: Kept actions -> what ``fuse`` needs to know of them.
+        self._kinds: dict[Callable[[], None] | None, int] = {}
 
         # For each final byte of a plain CSI sequence, how its parameters
         # make the call to the screen.
@@ -616,39 +635,92 @@ class _Dispatch:
             # Seldom seen twice: neither kept as a sequence nor memoised.
             self.sgr.apply_true_colour(params)
             return
-        action = self._csi_action(private, params, inter, final)
+        action = self.prepare(private, params, inter, final)
         if action is None:
             self._csi_other(private, params, inter, final, index)
-            return
-        sequences = self.sequences
-        if len(sequences) >= _MAX_SEQUENCES:
-            sequences.clear()
-        sequences[f"\x1b[{private}{params}{inter}{final}"] = action
-        action()
+        else:
+            action()
 
-    @staticmethod
-    def fuse(parts: list[Part]) -> list[Part]:
-        """A run's parts (see ``Parser``), with the mode switches among them
-        made one: flag switches commute with SGR, so those of a run up to
-        its first other part (a cursor move, a query) become one switch, at
-        the first one's place. A failure in it would skip to the end of the
-        last one it holds; none can fail."""
-        out: list[Part] = []
+    def prepare(
+        self, private: str, params: str, inter: str, final: str,
+    ) -> Callable[[], None] | None:
+        if final == "m" and not (private or inter) and true_colour(params):
+            return None
+        action = self._csi_action(private, params, inter, final)
+        if action is not None:
+            sequences = self.sequences
+            if len(sequences) >= _MAX_SEQUENCES:
+                sequences.clear()
+            sequences[f"\x1b[{private}{params}{inter}{final}"] = action
+        return action
+
+    def fuse(self, parts: list[Part]) -> list[Part]:
+        """A run's parts (see ``Parser``), with fewer calls doing the same:
+
+        * flag switches commute with SGR, so those of a run up to its first
+          other part (a cursor move, a query) become one switch, at the
+          first one's place;
+        * an SGR that a later one beginning with SGR 0 overrides, with only
+          parts that never read the pen in between (flag switches, cursor
+          moves, CR), is left out, unless it holds codes counted in
+          ``Terminal.unknown``;
+        * CR right after CR is left out.
+
+        A failure in a fused part would skip to the end of the last one it
+        holds; none of these can fail. Hot path: prompt_toolkit ends every
+        frame with ``ESC[?7h ESC[0m ESC[?12l ESC[?25h`` and begins the next
+        with ``ESC[?25l ESC[?7l ESC[0m``, then often ``CR CR LF``.
+        """
+        out: list[Part | None] = []
         group = -1  # where in ``out`` the switch being fused stands
+        sgr = -1  # where the last SGR stands, while nothing has read the pen since
+        kinds = self._kinds
         for action, start, end in parts:
-            if type(action) is FlagSwitch:
+            kind = kinds.get(action)
+            if kind is None:
+                kind = self._kind(action)
+            if kind == _SWITCH:
                 if group < 0:
                     group = len(out)
                     out.append((action, start, end))
                 else:
-                    first, at, _ = out[group]
-                    assert type(first) is FlagSwitch
+                    first, at, _ = out[group]  # type: ignore[misc]
+                    assert type(first) is FlagSwitch and type(action) is FlagSwitch
                     out[group] = (first.then(action), at, end)
                 continue
-            if type(action) is not SgrAction:
+            if kind & _SGR:
+                if sgr >= 0 and kind & _WIPES:
+                    out[sgr] = None
+                sgr = -1 if kind & _COUNTED else len(out)
+            else:
                 group = -1
+                if kind == _CR:
+                    last = out[-1] if out else None
+                    if last is not None and last[0] is action:
+                        continue
+                elif kind != _PEN_FREE:
+                    sgr = -1
             out.append((action, start, end))
-        return out
+        return [part for part in out if part is not None]
+
+    def _kind(self, action: Callable[[], None] | None) -> int:
+        """What ``fuse`` needs to know of a kept action, memoised: the
+        actions are those of ``sequences`` and ``controls``, met again and
+        again."""
+        if type(action) is FlagSwitch:
+            kind = _SWITCH
+        elif isinstance(action, SgrAction):
+            kind = _SGR | (_WIPES if action.wipes() else 0) | (_COUNTED if action.counted() else 0)
+        elif action is self.controls["\r"]:
+            kind = _CR
+        else:
+            func = action.func if type(action) is partial else action
+            kind = _PEN_FREE if getattr(func, "__func__", None) in _PEN_FREE_OPS else _OTHER
+        kinds = self._kinds
+        if len(kinds) >= _MAX_SEQUENCES:
+            kinds.clear()
+        kinds[action] = kind
+        return kind
 
     def _csi_action(
         self, private: str, params: str, inter: str, final: str,
@@ -857,6 +929,16 @@ class _Dispatch:
     def _reset(self) -> None:
         self.s.reset()
         self.term._parser.reset()
+
+
+#: Screen operations that neither read nor change the pen (LF does: it fills
+#: a new row with the pen's background; so do erasures).
+_PEN_FREE_OPS = frozenset({
+    TermScreen.carriage_return, TermScreen.cursor_up, TermScreen.cursor_down,
+    TermScreen.cursor_forward, TermScreen.cursor_back, TermScreen.cursor_to_column,
+    TermScreen.cursor_to_line, TermScreen.cursor_position, TermScreen.cursor_down1,
+    TermScreen.cursor_up1,
+})
 
 
 def _csi_query(private: str, a: list[int], inter: str, final: str) -> str | None:

@@ -84,6 +84,11 @@ PARTS = [
     "\x1b[?1006h", "\x1b[?1006l", "\x1b[?1004h", "\x1b[0m", "\x1b[1;31m", "\x1b[7m",
     "\x1b[38;2;1;2;3m", "\x1b[C", "\x1b[2D", "\x1b[A", "\x1b[6n", "\x1b[2b", "\x1b[99y",
     "\r", "\n", "ab", "xyz", "\x1b[5;1H", "\x1b[?25$p", "\x1b[?7$p", "\x1b[?1000$p",
+    # SGR that a later SGR 0 overrides, or not: a background that LF and
+    # erasures fill with, a reset with more after it, a code counted as not
+    # understood, one that changes nothing.
+    "\x1b[41m", "\x1b[0;7m", "\x1b[;1m", "\x1b[2m", "\x1b[58:2::1:2:3m", "\x1b[K", "\x1b[J",
+    "\x1b[E", "\x1b[3G", "\x1b[?5h", "\x1b[?5l",
 ]
 
 
@@ -140,9 +145,12 @@ class _Handler:
         self.log.append(f"control {char!r}")
 
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
+        self.prepare(private, params, inter, final)()
+
+    def prepare(self, private: str, params: str, inter: str, final: str) -> Callable[[], None]:
         name = f"{private}{params}{inter}{final}"
         action = self.sequences[f"\x1b[{name}"] = self._action(name)
-        action()
+        return action
 
     def esc(self, inter: str, final: str, index: int) -> None:
         self.log.append(f"esc {inter}{final}")
