@@ -66,7 +66,7 @@ import functools
 import re
 import unicodedata
 from collections import defaultdict, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from itertools import repeat
 from typing import Any, NamedTuple
 
@@ -90,10 +90,6 @@ _MAX_GLYPH_CACHES = 512
 _SHORT_RUN = 8
 #: Switches each flag switch remembers fusing with (``FlagSwitch.then``).
 _MAX_THEN = 64
-#: Runs of text each pen's glyph table keeps the cells of.
-_MAX_RUNS = 256
-#: A run a glyph table met once (``_Glyphs.cells``).
-_MET_ONCE: dict[int, Char] = {}
 
 
 #: Rows kept after they scroll off the top, for transcripts (the oldest go).
@@ -226,32 +222,9 @@ class TermScreen(pyte.Screen):
         if mo.IRM in self.mode:
             self._draw_slow(data)
         elif data.isascii() or (not self.graphemes and _narrow(data)):
-            if len(data) != 1 or not self._draw_one(data):
-                self._draw_ascii(data)
+            self._draw_ascii(data)
         else:
             self._draw_slow(data)
-
-    def _draw_one(self, char: str) -> bool:
-        """Draw one narrow character in a pen drawn with before, inside the
-        row, next to no wide character; return whether it could (else
-        ``_draw_ascii`` does it). Hot path: prompt_toolkit echoes each typed
-        key, and redraws a spinner, one character at a time (``ptk.bin``:
-        914 of its 1,421 draws)."""
-        cursor = self.cursor
-        x = cursor.x
-        glyphs = self._glyphs.get(cursor.attrs)
-        if glyphs is None or x + 1 >= self.columns:
-            return False
-        y = cursor.y
-        line = self.buffer[y]
-        if (x and line.get(x, _NO_CELL).data == "") or line.get(x + 1, _NO_CELL).data == "":
-            return False
-        line[x] = glyphs[char]
-        if type(line) is TextRow:
-            line.text = None  # rebuilt from the cells if a snapshot asks
-        cursor.x = x + 1
-        self.dirty.add(y)
-        return True
 
     def plain_lines_ok(self) -> bool:
         """Whether ``feed_lines`` may run: the state where printable ASCII,
@@ -435,8 +408,6 @@ class TermScreen(pyte.Screen):
             elif end - x < _SHORT_RUN:
                 for col, ch in enumerate(segment, x):
                     line[col] = glyphs[ch]
-            elif type(glyphs) is _Glyphs:
-                set_cells(line, glyphs.cells(x, segment))
             else:  # range and segment have the same length by construction
                 set_cells(line, zip(range(x, end), map(glyphs.__getitem__, segment),
                                     strict=False))
@@ -1408,26 +1379,6 @@ class _Glyphs(dict[str, Char]):
         super().__init__()
         self._style = attrs[1:]  # every field after ``data``
         self._type = type(attrs)  # Char, or Protected (DECSCA)
-        self._runs: dict[tuple[int, str], dict[int, Char]] = {}
-
-    def cells(self, x: int, text: str) -> dict[int, Char] | Iterable[tuple[int, Char]]:
-        """The cells drawing ``text`` from column ``x``, kept from the second
-        time on: a status bar or a prompt is redrawn in place, the same text
-        at the same column (``ptk.bin``: 306 draws of 30 characters), and
-        a kept run is one ``dict.update``."""
-        key = (x, text)
-        runs = self._runs
-        kept = runs.get(key)
-        if kept:
-            return kept
-        made = zip(range(x, x + len(text)), map(self.__getitem__, text), strict=False)
-        if kept is None:  # the first time: only remember it was met
-            if len(runs) >= _MAX_RUNS:
-                runs.clear()
-            runs[key] = _MET_ONCE
-            return made
-        kept = runs[key] = dict(made)
-        return kept
 
     def __missing__(self, ch: str) -> Char:
         # ``attrs._replace(data=ch)``, without its keyword handling.
