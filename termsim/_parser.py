@@ -44,8 +44,9 @@ MAX_PENDING = 256
 #: so giving characters back could never match more, and not keeping the
 #: means to is 20% faster.
 _TOKEN = re.compile(r"([^\x00-\x1f\x7f-\x9f]++)|(?:\x1b\[[0-?]*+[ -/]*+[@-~]|[\r\n])++")
-#: The parts of such a run.
-_RUN_PART = re.compile(r"\x1b\[[0-?]*+[ -/]*+[@-~]|[\r\n]")
+#: The parts of such a run: a sequence, CR LF (or CR CR LF) once or more,
+#: CR, LF.
+_RUN_PART = re.compile(r"\x1b\[[0-?]*+[ -/]*+[@-~]|(?:\r\r?\n)++|[\r\n]")
 #: Runs longer than this are kept only when met a second time.
 _LEARN_AT_ONCE = 64
 #: How many runs keep their list of actions (``Parser._runs``).
@@ -87,6 +88,10 @@ class Handler(Protocol):
     def fuse(self, parts: list[Part]) -> list[Part]:
         """A new run's parts, with those that can be done as one fused (the
         result replaces them the next times the run comes)."""
+
+    def newlines(self, count: int) -> Callable[[], None]:
+        """The action of CR LF (or CR CR LF) ``count`` times over: one call
+        where prompt_toolkit moves the cursor down twenty rows so."""
 
     def prepare(
         self, private: str, params: str, inter: str, final: str,
@@ -268,7 +273,10 @@ class Parser:
         for part in _RUN_PART.findall(run):
             end = start + len(part)
             self.next = index + end
-            action = controls[part] if len(part) == 1 else sequences.get(part)
+            if part[0] == "\x1b":
+                action = sequences.get(part)
+            else:
+                action = controls[part] if len(part) == 1 else h.newlines(part.count("\n"))
             if action is not None:
                 action()
             else:
@@ -296,8 +304,9 @@ class Parser:
         pieces = _RUN_PART.findall(run)
         actions: list[Callable[[], None] | None] = []
         for piece in pieces:
-            if len(piece) == 1:  # CR or LF: always in ``controls``
-                actions.append(controls[piece])
+            if piece[0] != "\x1b":  # CR, LF: always in ``controls``
+                actions.append(controls[piece] if len(piece) == 1
+                               else h.newlines(piece.count("\n")))
                 continue
             action = sequences.get(piece)
             if action is None:

@@ -790,6 +790,19 @@ class TermScreen(pyte.Screen):
         if mo.LNM in self.mode:
             self.cursor.x = 0
 
+    def newlines(self, count: int) -> None:
+        """CR LF, ``count`` times: what ``carriage_return`` and ``linefeed``
+        would do, with the rows the cursor goes down without scrolling gone
+        down at once (prompt_toolkit moves down to its toolbar so)."""
+        cursor = self.cursor
+        cursor.x = 0
+        if self.margins is None:
+            free = min(count, self.lines - 1 - cursor.y)
+            cursor.y += free
+            count -= free
+        for _ in range(count):
+            self.index()
+
     def next_line(self) -> None:
         """NEL (``ESC E``): pyte maps it to LF, which keeps the column."""
         self.cursor.x = 0

@@ -584,6 +584,8 @@ class _Dispatch:
         #: Whole CSI sequences seen before, and the call each one makes: the
         #: parser calls it instead of ``csi()`` (see ``_csi_action``).
         self.sequences: dict[str, Callable[[], None]] = {}
+        # CR LF ``n`` times (``newlines``) -> its action.
+        self._newlines: dict[int, Callable[[], None]] = {}
         #: Kept actions -> what ``fuse`` needs to know of them.
         self._kinds: dict[Callable[[], None] | None, int] = {}
 
@@ -640,6 +642,14 @@ class _Dispatch:
             self._csi_other(private, params, inter, final, index)
         else:
             action()
+
+    def newlines(self, count: int) -> Callable[[], None]:
+        action = self._newlines.get(count)
+        if action is None:
+            if len(self._newlines) >= _MAX_SEQUENCES:
+                self._newlines.clear()
+            action = self._newlines[count] = partial(self.s.newlines, count)
+        return action
 
     def prepare(
         self, private: str, params: str, inter: str, final: str,

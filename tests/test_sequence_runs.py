@@ -70,6 +70,15 @@ def test_a_recorded_prompt_toolkit_stream_gives_the_same_terminal_in_any_chunks(
         assert list(term.queries) == list(whole.queries), size
 
 
+def test_rows_gone_down_at_once_scroll_at_the_bottom_margin_every_time() -> None:
+    # CR LF five times is one part: from above a scroll region, the cursor
+    # goes down to its bottom margin and the region scrolls from there.
+    frame = b"\x1b[1;1Hx\r\n\r\r\n\r\n\r\n\r\n"
+    term, _ = feed_split(b"\x1b[2;4r1\r\n2\r\n3\r\n4" + frame + b"a" + frame + b"b")
+    assert [line.rstrip() for line in term.screen.lines[:5]] == ["x", "a", "", "b", ""]
+    assert (term.screen.cursor.row, term.screen.cursor.col) == (3, 1)
+
+
 def test_a_frames_mode_switches_fused_end_as_one_by_one() -> None:
     # prompt_toolkit's frame: the switches around SGR are fused into one.
     frame = b"\x1b[?25l\x1b[?7l\x1b[0mab\x1b[?7h\x1b[0m\x1b[?12l\x1b[?25h\x1b[?25l\x1b[?7l\x1b[0m"
@@ -89,6 +98,8 @@ PARTS = [
     # understood, one that changes nothing.
     "\x1b[41m", "\x1b[0;7m", "\x1b[;1m", "\x1b[2m", "\x1b[58:2::1:2:3m", "\x1b[K", "\x1b[J",
     "\x1b[E", "\x1b[3G", "\x1b[?5h", "\x1b[?5l",
+    # Rows gone down as one part, scrolling or not, inside margins or not.
+    "\r\r\n", "\r\n\r\n\r\n", "\x1b[2;4r", "\x1b[r", "\x1b[9;1H",
 ]
 
 
@@ -146,6 +157,9 @@ class _Handler:
 
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
         self.prepare(private, params, inter, final)()
+
+    def newlines(self, count: int) -> Callable[[], None]:
+        return lambda: self.log.extend(["CR", "LF"] * count)
 
     def prepare(self, private: str, params: str, inter: str, final: str) -> Callable[[], None]:
         name = f"{private}{params}{inter}{final}"
