@@ -584,6 +584,8 @@ class _Dispatch:
         #: Whole CSI sequences seen before, and the call each one makes: the
         #: parser calls it instead of ``csi()`` (see ``_csi_action``).
         self.sequences: dict[str, Callable[[], None]] = {}
+        # CSI queries met before -> what they ask (``csi``).
+        self._requests: dict[tuple[str, str, str, str], Request] = {}
         # CR LF ``n`` times (``newlines``) -> its action.
         self._newlines: dict[int, Callable[[], None]] = {}
         #: Kept actions -> what ``fuse`` needs to know of them.
@@ -636,6 +638,12 @@ class _Dispatch:
         if final == "m" and not (private or inter) and true_colour(params):
             # Seldom seen twice: neither kept as a sequence nor memoised.
             self.sgr.apply_true_colour(params)
+            return
+        request = self._requests.get((private, params, inter, final))
+        if request is not None:
+            # A query met before (prompt_toolkit asks for the cursor's
+            # position every frame): recognised once.
+            self.term._ask(request, index)
             return
         action = self.prepare(private, params, inter, final)
         if action is None:
@@ -783,7 +791,11 @@ class _Dispatch:
         kind = _csi_query(private, a, inter, final)
         if kind is not None:
             text = f"\x1b[{private}{params}{inter}{final}"
-            self.term._ask(Request(kind, text, tuple(a), private), index)
+            request = Request(kind, text, tuple(a), private)
+            if len(self._requests) >= _MAX_SEQUENCES:
+                self._requests.clear()
+            self._requests[private, params, inter, final] = request
+            self.term._ask(request, index)
         elif inter:
             if (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
                 # DECIC/DECDC (column editing) included.
