@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from itertools import accumulate
 from typing import Protocol
 
 MAX_STRING = 1 << 16
@@ -301,26 +300,27 @@ class Parser:
         """
         h = self.handler
         sequences, controls = h.sequences, h.controls
-        pieces = _RUN_PART.findall(run)
-        actions: list[Callable[[], None] | None] = []
-        for piece in pieces:
+        found: list[Part] = []
+        start = 0
+        action: Callable[[], None] | None
+        for piece in _RUN_PART.findall(run):
+            end = start + len(piece)
             if piece[0] != "\x1b":  # CR, LF: always in ``controls``
-                actions.append(controls[piece] if len(piece) == 1
-                               else h.newlines(piece.count("\n")))
-                continue
-            action = sequences.get(piece)
-            if action is None:
-                params, inter, final = _CSI.match(piece).groups()  # type: ignore[union-attr]
-                private = ""
-                if params and params[0] in "<=>?":
-                    private, params = params[0], params[1:]
-                try:
-                    action = h.prepare(private, params, inter, final)
-                except Exception:
-                    action = None  # ``csi()`` meets the failure where the part stands
-            actions.append(action)
-        ends = list(accumulate(map(len, pieces)))
-        parts = tuple(h.fuse(list(zip(actions, [0, *ends[:-1]], ends, strict=True))))
+                action = controls[piece] if len(piece) == 1 else h.newlines(piece.count("\n"))
+            else:
+                action = sequences.get(piece)
+                if action is None:
+                    params, inter, final = _CSI.match(piece).groups()  # type: ignore[union-attr]
+                    private = ""
+                    if params and params[0] in "<=>?":
+                        private, params = params[0], params[1:]
+                    try:
+                        action = h.prepare(private, params, inter, final)
+                    except Exception:
+                        action = None  # ``csi()`` meets the failure where the part stands
+            found.append((action, start, end))
+            start = end
+        parts = tuple(h.fuse(found))
         runs = self._runs
         if len(runs) >= MAX_RUNS:
             runs.clear()

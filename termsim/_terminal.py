@@ -692,23 +692,26 @@ class _Dispatch:
         out: list[Part | None] = []
         group = -1  # where in ``out`` the switch being fused stands
         sgr = -1  # where the last SGR stands, while nothing has read the pen since
+        dropped = False
         kinds = self._kinds
-        for action, start, end in parts:
+        for part in parts:
+            action = part[0]
             kind = kinds.get(action)
             if kind is None:
                 kind = self._kind(action)
             if kind == _SWITCH:
                 if group < 0:
                     group = len(out)
-                    out.append((action, start, end))
+                    out.append(part)
                 else:
                     first, at, _ = out[group]  # type: ignore[misc]
                     assert type(first) is FlagSwitch and type(action) is FlagSwitch
-                    out[group] = (first.then(action), at, end)
+                    out[group] = (first.then(action), at, part[2])
                 continue
             if kind & _SGR:
                 if sgr >= 0 and kind & _WIPES:
                     out[sgr] = None
+                    dropped = True
                 sgr = -1 if kind & _COUNTED else len(out)
             else:
                 group = -1
@@ -718,8 +721,8 @@ class _Dispatch:
                         continue
                 elif kind != _PEN_FREE:
                     sgr = -1
-            out.append((action, start, end))
-        return [part for part in out if part is not None]
+            out.append(part)
+        return [part for part in out if part is not None] if dropped else out  # type: ignore[return-value]
 
     def _kind(self, action: Callable[[], None] | None) -> int:
         """What ``fuse`` needs to know of a kept action, memoised: the
