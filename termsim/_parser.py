@@ -46,8 +46,6 @@ _TOKEN = re.compile(r"([^\x00-\x1f\x7f-\x9f]++)|(?:\x1b\[[0-?]*+[ -/]*+[@-~]|[\r
 #: The parts of such a run: a sequence, CR LF (or CR CR LF) once or more,
 #: CR, LF.
 _RUN_PART = re.compile(r"\x1b\[[0-?]*+[ -/]*+[@-~]|(?:\r\r?\n)++|[\r\n]")
-#: Runs longer than this are kept only when met a second time.
-_LEARN_AT_ONCE = 64
 #: How many runs keep their list of actions (``Parser._runs``).
 MAX_RUNS = 4096
 
@@ -127,8 +125,7 @@ class Parser:
         # Runs of sequences seen before: the run -> for each part, its ready
         # action (in the handler's ``sequences`` or ``controls``; ``None``
         # for a part the handler must see whole: a query, a 24-bit colour),
-        # and where the part starts and ends in the run; ``()`` for a run met
-        # once (``_once``).
+        # and where the part starts and ends in the run.
         self._runs: dict[str, tuple[Part, ...]] = {}
         # Controls already executed inside the held-back sequence.
         self._executed = 0
@@ -203,13 +200,9 @@ class Parser:
                                     # One sequence (a query, a 24-bit colour):
                                     # the same bytes again, split into fields.
                                     self._csi(_CSI.match(run), i)  # type: ignore[arg-type]
-                                elif len(run) > _LEARN_AT_ONCE:
-                                    self._once(run, i)
                                 else:
                                     parts = self._learn(run)
                             if parts is not None:
-                                if not parts:  # met once before: worth keeping now
-                                    parts = self._learn(run)
                                 try:
                                     for action, start, end in parts:  # noqa: B007 (`end`: below)
                                         if start and printed:  # only the first part
@@ -258,43 +251,14 @@ class Parser:
                 i = max(self.next, i + 1)
         return len(self._pending)
 
-    def _once(self, run: str, index: int) -> None:
-        """A run of CSI sequences, CR and LF (``_TOKEN``'s second kind) met
-        for the first time, at ``index``: each part on its own, as if it were
-        a token. The run is only marked as met: most runs met once are never
-        met again (``ptk.bin``: 79 of 113, the longest ones, such as a
-        cursor going down twenty empty rows), and keeping one costs more
-        than running it.
-        """
-        h = self.handler
-        sequences, controls = h.sequences, h.controls
-        start = 0
-        for part in _RUN_PART.findall(run):
-            end = start + len(part)
-            self.next = index + end
-            if part[0] == "\x1b":
-                action = sequences.get(part)
-            else:
-                action = controls[part] if len(part) == 1 else h.newlines(part.count("\n"))
-            if action is not None:
-                action()
-            else:
-                self._csi(_CSI.match(part), index + start)  # type: ignore[arg-type]
-            self.printed = False  # REP repeats only right after text
-            start = end
-        runs = self._runs
-        if len(runs) >= MAX_RUNS:
-            runs.clear()
-        runs[run] = ()
-
     def _learn(self, run: str) -> tuple[Part, ...]:
         """The parts of a run of CSI sequences, CR and LF (``_TOKEN``'s second
         kind) not met before, kept: each part's ready action, made without
         running it, fused with others by the handler. The run then runs as
         it will each time it comes: one lookup and the calls (hot path:
         prompt_toolkit starts and ends every frame with the same
-        ``ESC[?25l ESC[?7l`` ... ``ESC[?7h ESC[0m ESC[?12l ESC[?25h``). Only
-        a run met before (``_once``) is kept. A part without a ready
+        ``ESC[?25l ESC[?7l`` ... ``ESC[?7h ESC[0m ESC[?12l ESC[?25h``); even
+        a run met once costs less so than part by part. A part without a ready
         action (a query, a 24-bit colour) goes to the handler whole each
         time, at its own index.
         """
