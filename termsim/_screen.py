@@ -796,8 +796,9 @@ class TermScreen(pyte.Screen):
         down at once (prompt_toolkit moves down to its toolbar so)."""
         cursor = self.cursor
         cursor.x = 0
-        if self.margins is None:
-            free = min(count, self.lines - 1 - cursor.y)
+        free = self.lines - 1 - cursor.y
+        if self.margins is None and free > 0:
+            free = min(count, free)
             cursor.y += free
             count -= free
         for _ in range(count):
