@@ -248,6 +248,9 @@ class Parser:
                 h.failed(exc)
                 self._abort_string()
                 self._executed = 0
+                # Something came between the text before and what follows:
+                # a REP after it repeats nothing.
+                self.printed = printed = False
                 i = max(self.next, i + 1)
         return len(self._pending)
 

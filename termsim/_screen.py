@@ -88,8 +88,6 @@ _MAX_GLYPH_CACHES = 512
 #: Runs shorter than this are written a cell at a time, longer ones with one
 #: ``dict.update`` (cheaper per cell, dearer to set up).
 _SHORT_RUN = 8
-#: Switches each flag switch remembers fusing with (``FlagSwitch.then``).
-_MAX_THEN = 64
 
 
 #: Rows kept after they scroll off the top, for transcripts (the oldest go).
@@ -427,6 +425,10 @@ class TermScreen(pyte.Screen):
             data = _UNDECODED.sub(_replacement, data)
         graphemes = self.graphemes
         for char in data:
+            # As if drawn one by one: a mark joined to the character before
+            # makes the whole character what REP repeats, and only until the
+            # next one is drawn.
+            self.last_char = char
             if graphemes and self._extends_cluster(char):
                 continue
             width = wcwidth(char)
@@ -1359,7 +1361,7 @@ class FlagSwitch:
     off and on around every frame; fused, a frame's switches cost one call.
     """
 
-    __slots__ = ("_hidden", "_screen", "_then", "off", "on")
+    __slots__ = ("_hidden", "_screen", "off", "on")
 
     def __init__(self, screen: TermScreen, on: frozenset[int], off: frozenset[int]) -> None:
         if not (on | off).isdisjoint(_MOUSE_EXCLUSIVE):
@@ -1369,9 +1371,6 @@ class FlagSwitch:
         self.off = off
         # What it does to the cursor's visibility (DECTCEM), if anything.
         self._hidden = (False if mo.DECTCEM in on else True if mo.DECTCEM in off else None)
-        # What ``then`` made: runs share their switches (``ESC[?7h`` then
-        # ``ESC[?12l``...), so a new run's are mostly made already.
-        self._then: dict[FlagSwitch, FlagSwitch] = {}
 
     def __call__(self) -> None:
         s = self._screen
@@ -1382,13 +1381,8 @@ class FlagSwitch:
 
     def then(self, other: FlagSwitch) -> FlagSwitch:
         """This switch, then ``other``, as one: the last switch of each mode wins."""
-        fused = self._then.get(other)
-        if fused is None:
-            if len(self._then) >= _MAX_THEN:
-                self._then.clear()
-            fused = self._then[other] = FlagSwitch(self._screen, other.on | (self.on - other.off),
-                                                   other.off | (self.off - other.on))
-        return fused
+        return FlagSwitch(self._screen, other.on | (self.on - other.off),
+                          other.off | (self.off - other.on))
 
 
 class _Glyphs(dict[str, Char]):

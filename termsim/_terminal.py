@@ -588,6 +588,8 @@ class _Dispatch:
         self._requests: dict[tuple[str, str, str, str], Request] = {}
         # CR LF ``n`` times (``newlines``) -> its action.
         self._newlines: dict[int, Callable[[], None]] = {}
+        # Two flag switches -> the one doing both (``_then``).
+        self._switches: dict[tuple[FlagSwitch, FlagSwitch], FlagSwitch] = {}
         #: Kept actions -> what ``fuse`` needs to know of them.
         self._kinds: dict[Callable[[], None] | None, int] = {}
 
@@ -706,7 +708,7 @@ class _Dispatch:
                 else:
                     first, at, _ = out[group]  # type: ignore[misc]
                     assert type(first) is FlagSwitch and type(action) is FlagSwitch
-                    out[group] = (first.then(action), at, part[2])
+                    out[group] = (self._then(first, action), at, part[2])
                 continue
             if kind & _SGR:
                 if sgr >= 0 and kind & _WIPES:
@@ -724,6 +726,19 @@ class _Dispatch:
             out.append(part)
         return [part for part in out if part is not None] if dropped else out  # type: ignore[return-value]
 
+    def _then(self, first: FlagSwitch, then: FlagSwitch) -> FlagSwitch:
+        """``first.then(then)``, memoised: runs share their switches
+        (``ESC[?7h`` then ``ESC[?12l``...), so a new run's fused switches
+        are mostly made already. Bounded as a whole: switches fused from
+        fused ones would otherwise pile up with every new order."""
+        switches = self._switches
+        fused = switches.get((first, then))
+        if fused is None:
+            if len(switches) >= _MAX_SEQUENCES:
+                switches.clear()
+            fused = switches[first, then] = first.then(then)
+        return fused
+
     def _kind(self, action: Callable[[], None] | None) -> int:
         """What ``fuse`` needs to know of a kept action, memoised: the
         actions are those of ``sequences`` and ``controls``, met again and
@@ -731,7 +746,13 @@ class _Dispatch:
         if type(action) is FlagSwitch:
             kind = _SWITCH
         elif isinstance(action, SgrAction):
-            kind = _SGR | (_WIPES if action.wipes() else 0) | (_COUNTED if action.counted() else 0)
+            try:
+                kind = (_SGR | (_WIPES if action.wipes() else 0)
+                        | (_COUNTED if action.counted() else 0))
+            except ValueError:
+                # A parameter too long to read (over 4,300 digits): running
+                # it fails too, and the parser skips it alone; not fused.
+                kind = _OTHER
         elif action is self.controls["\r"]:
             kind = _CR
         else:

@@ -138,6 +138,12 @@ def test_REP_after_a_combining_mark_repeats_the_whole_character() -> None:
     assert screen("e\u0301\x1b[2b|".encode())[0] == "\u00e9\u00e9\u00e9|"
 
 
+def test_REP_after_a_marked_character_and_another_repeats_the_other_in_any_read() -> None:
+    # The mark joined the character before; the last one drawn is the b.
+    term, _ = feed_split("e\u0301b\x1b[b|".encode())
+    assert term.screen.lines[0].rstrip() == "\u00e9bb|"
+
+
 def test_the_UK_set_has_a_pound_sign_for_the_hash() -> None:
     assert screen(b"\x1b(Aa#\x1b(B#")[0] == "a\u00a3#"
 

@@ -212,6 +212,32 @@ def test_a_failing_part_of_a_new_run_skips_that_part_only() -> None:
     assert handler.log == ["1x", "failed boom", "2x", "CR", "LF", "draw a"]
 
 
+def test_a_part_too_long_to_read_fails_alone_in_a_new_run_and_a_kept_one() -> None:
+    # Python reads no integer of over 4,300 digits: that SGR fails, the
+    # cursor moves around it still happen, the first time and the next.
+    run = b"\x1b[3C\x1b[" + b"9" * 4301 + b"m\x1b[5C"
+    term = Terminal(40, 2)
+    for col in (8, 16):
+        term.feed(run)
+        assert term.screen.cursor.col == col
+    assert sum(term.unknown.values()) == 2
+    # Something came between the text and the REP: it repeats nothing.
+    term = Terminal(5, 2)
+    term.feed(b"a\x1b[" + b"9" * 4301 + b"C\x1b[b")
+    assert term.screen.lines[0].rstrip() == "a"
+
+
+def test_the_fused_switches_are_bounded() -> None:
+    # Every order of twelve switches fuses into new switches, each from the
+    # one before: they must not pile up as orders keep coming.
+    term = Terminal(80, 24)
+    switches = [f"\x1b[?{mode}{on}" for mode in (1, 7, 12, 25, 2004) for on in "hl"]
+    for n in range(3000):
+        order = [switches[(n >> (k % 12) ^ k * 7) % len(switches)] for k in range(12)]
+        term.feed(("".join(order) + f"\x1b[{n % 70 + 1}Gx").encode())
+    assert 0 < len(term._dispatch._switches) <= 4096
+
+
 def test_the_kept_runs_are_bounded() -> None:
     term = Terminal(80, 24)
     for n in range(10_000):
