@@ -6,8 +6,9 @@ sequences (``CSI ? 6 n``, ``CSI 1 ; 2 C``) and loses the rest of the chunk,
 prints DCS/APC bodies as text and stops at colon sub-parameters. Here a regular
 expression finds each token, the handler gets the whole token at once, and an
 incomplete token at the end of a chunk waits for the next one. A run of CSI
-sequences, CR and LF is one token: the actions its parts had are kept, so a
-frame's usual run of mode switches costs one lookup the next time.
+sequences, CR and LF is one token: the actions of its parts are found, fused
+by the handler and kept the first time, so a frame's usual run of mode
+switches costs one lookup and a few calls.
 
 Rules, as in xterm's parser (see ``ctlseqs``):
 
