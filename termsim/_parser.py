@@ -261,8 +261,9 @@ class Parser:
         running it, fused with others by the handler. The run then runs as
         it will each time it comes: one lookup and the calls (hot path:
         prompt_toolkit starts and ends every frame with the same
-        ``ESC[?25l ESC[?7l`` ... ``ESC[?7h ESC[0m ESC[?12l ESC[?25h``); even
-        a run met once costs less so than part by part. A part without a ready
+        ``ESC[?25l ESC[?7l`` ... ``ESC[?7h ESC[0m ESC[?12l ESC[?25h``).
+        Learning a run and running what was kept costs less than running its
+        parts one by one, even for a run met once. A part without a ready
         action (a query, a 24-bit colour) goes to the handler whole each
         time, at its own index.
         """
@@ -288,7 +289,10 @@ class Parser:
                         action = None  # ``csi()`` meets the failure where the part stands
             found.append((action, start, end))
             start = end
-        parts = tuple(h.fuse(found))
+        try:
+            parts = tuple(h.fuse(found))
+        except Exception:  # a fault in fusing must not cost the run's parts
+            parts = tuple(found)
         runs = self._runs
         if len(runs) >= MAX_RUNS:
             runs.clear()

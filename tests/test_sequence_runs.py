@@ -159,8 +159,11 @@ class _Handler:
             self.log.append(name)
         return action
 
-    @staticmethod
-    def fuse(parts: list[Part]) -> list[Part]:
+    fuse_fails = False
+
+    def fuse(self, parts: list[Part]) -> list[Part]:
+        if self.fuse_fails:
+            raise RuntimeError("fuse")
         return parts
 
     def draw(self, text: str) -> None:
@@ -203,6 +206,16 @@ def test_a_failing_part_of_a_cached_run_skips_that_part_only() -> None:
     handler.fail = True
     parser.feed(run + "b")  # the cached run this time
     assert handler.log == ["1x", "failed boom", "2x", "CR", "LF", "draw b"]
+
+
+def test_a_run_the_handler_fails_to_fuse_runs_its_parts_as_they_are() -> None:
+    handler = _Handler()
+    handler.fuse_fails = True
+    parser = Parser(handler)
+    for text in "ab":
+        parser.feed("\x1b[1x\x1b[2x\r\n" + text)
+    # Kept unfused: the second time replays the same parts.
+    assert handler.log == ["1x", "2x", "CR", "LF", "draw a", "1x", "2x", "CR", "LF", "draw b"]
 
 
 def test_a_failing_part_of_a_new_run_skips_that_part_only() -> None:
