@@ -40,7 +40,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import pyte
 from pyte import modes as mo
@@ -254,9 +254,7 @@ class Terminal:
         for p in set(params):
             ignored = known.get(p)
             if ignored is None:
-                if len(known) >= _MAX_SGR_IGNORED:
-                    known.clear()
-                ignored = known[p] = self._dispatch.sgr.ignored(p)
+                ignored = _keep(known, p, self._dispatch.sgr.ignored(p), _MAX_SGR_IGNORED)
             if ignored:
                 unknown = True
         if pending:
@@ -656,9 +654,8 @@ class _Dispatch:
     def newlines(self, count: int) -> Callable[[], None]:
         action = self._newlines.get(count)
         if action is None:
-            if len(self._newlines) >= _MAX_SEQUENCES:
-                self._newlines.clear()
-            action = self._newlines[count] = partial(self.s.newlines, count)
+            made: Callable[[], None] = partial(self.s.newlines, count)
+            action = _keep(self._newlines, count, made)
         return action
 
     def prepare(
@@ -668,10 +665,7 @@ class _Dispatch:
             return None
         action = self._csi_action(private, params, inter, final)
         if action is not None:
-            sequences = self.sequences
-            if len(sequences) >= _MAX_SEQUENCES:
-                sequences.clear()
-            sequences[f"\x1b[{private}{params}{inter}{final}"] = action
+            _keep(self.sequences, f"\x1b[{private}{params}{inter}{final}", action)
         return action
 
     def fuse(self, parts: list[Part]) -> list[Part]:
@@ -731,12 +725,9 @@ class _Dispatch:
         (``ESC[?7h`` then ``ESC[?12l``...), so a new run's fused switches
         are mostly made already. Bounded as a whole: switches fused from
         fused ones would otherwise pile up with every new order."""
-        switches = self._switches
-        fused = switches.get((first, then))
+        fused = self._switches.get((first, then))
         if fused is None:
-            if len(switches) >= _MAX_SEQUENCES:
-                switches.clear()
-            fused = switches[first, then] = first.then(then)
+            fused = _keep(self._switches, (first, then), first.then(then))
         return fused
 
     def _kind(self, action: Callable[[], None] | None) -> int:
@@ -758,11 +749,7 @@ class _Dispatch:
         else:
             func = action.func if type(action) is partial else action
             kind = _PEN_FREE if getattr(func, "__func__", None) in _PEN_FREE_OPS else _OTHER
-        kinds = self._kinds
-        if len(kinds) >= _MAX_SEQUENCES:
-            kinds.clear()
-        kinds[action] = kind
-        return kind
+        return _keep(self._kinds, action, kind)
 
     def _csi_action(
         self, private: str, params: str, inter: str, final: str,
@@ -815,10 +802,8 @@ class _Dispatch:
         kind = _csi_query(private, a, inter, final)
         if kind is not None:
             text = f"\x1b[{private}{params}{inter}{final}"
-            request = Request(kind, text, tuple(a), private)
-            if len(self._requests) >= _MAX_SEQUENCES:
-                self._requests.clear()
-            self._requests[private, params, inter, final] = request
+            request = _keep(self._requests, (private, params, inter, final),
+                            Request(kind, text, tuple(a), private))
             self.term._ask(request, index)
         elif inter:
             if (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
@@ -975,6 +960,20 @@ class _Dispatch:
     def _reset(self) -> None:
         self.s.reset()
         self.term._parser.reset()
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _keep(cache: dict[_K, _V], key: _K, value: _V, limit: int = _MAX_SEQUENCES) -> _V:
+    """Store ``value`` in a cache of things met before, emptied when full
+    (what is met again is soon kept again): memory stays bounded whatever
+    a program prints."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 #: Screen operations that neither read nor change the pen (LF does: it fills
