@@ -88,6 +88,12 @@ _MAX_GLYPH_CACHES = 512
 #: Runs shorter than this are written a cell at a time, longer ones with one
 #: ``dict.update`` (cheaper per cell, dearer to set up).
 _SHORT_RUN = 8
+#: Segments this long or longer have their cells kept once drawn twice
+#: (``draw``): a status bar or prompt line redrawn in place is most of
+#: a row; a full-screen program's shorter segments are seldom drawn again.
+_KEPT_SEGMENT = 24
+#: How many segments ``draw`` remembers (``_segments``).
+_MAX_SEGMENTS = 256
 
 
 #: Rows kept after they scroll off the top, for transcripts (the oldest go).
@@ -101,6 +107,10 @@ class TermScreen(pyte.Screen):
         self._blank_text = ""  # a new row's text, shared by all of them
         # The attributes of the last single character drawn without a table.
         self._single: Char | None = None
+        # Long segments drawn before, by (column, text): the glyph table they
+        # were drawn with, and their cells once drawn twice (``draw``).
+        self._segments: dict[tuple[int, str], tuple[Mapping[str, Char],
+                                                     dict[int, Char] | None]] = {}
         self._blanks: dict[tuple[str, str], Char] = {}
         self.alternate = False
         self.cursor_shape = 0
@@ -201,28 +211,27 @@ class TermScreen(pyte.Screen):
             table = self._glyphs[attrs] = _Glyphs(attrs)
         return table
 
-    def draw(self, data: str) -> None:
-        """Draw printable text at the cursor.
-
-        The parser never passes C0/C1 controls here. Hot path, guarded by
-        ``benchmarks/bench_feed.py``: ASCII goes a line segment at a time.
-        """
+    def _drawable(self, data: str) -> str:
+        """Text ``draw`` cannot put in cells as it stands, made ready: passed
+        through the character set in GL (or a single shift), then drawn here
+        the slow way (``""`` returned: insert mode, wide characters, marks)
+        or returned for ``draw`` to go on with (characters one column wide
+        each: ``_narrow``)."""
         if not data:
-            return
+            return ""
         if self.single_shift:
             first = data[0].translate(self.g2_charset if self.single_shift == 2
                                       else self.g3_charset)
             self.single_shift = 0
             data = first + self._in_gl(data[1:])
-        elif self.charset or self.g0_charset is not _LAT1:  # inline: the common case
+        elif self.charset or self.g0_charset is not _LAT1:
             data = self._in_gl(data)
         self.last_char = data[-1]
-        if mo.IRM in self.mode:
+        if mo.IRM in self.mode or not (data.isascii()
+                                       or (not self.graphemes and _narrow(data))):
             self._draw_slow(data)
-        elif data.isascii() or (not self.graphemes and _narrow(data)):
-            self._draw_ascii(data)
-        else:
-            self._draw_slow(data)
+            return ""
+        return data
 
     def plain_lines_ok(self) -> bool:
         """Whether ``feed_lines`` may run: the state where printable ASCII,
@@ -349,12 +358,24 @@ class TermScreen(pyte.Screen):
                  self.g3_charset)[self.charset]
         return data if table is _LAT1 else data.translate(table)
 
-    def _draw_ascii(self, data: str) -> None:
-        """Printable ASCII (or other characters one column wide each, that
-        join no cluster: ``_narrow``), a line segment at a time, with shared
-        ``Char`` values (hot path: ``benchmarks/bench_feed.py``, every workload; the
-        colour stream draws runs of one to five characters, the logs whole
-        lines)."""
+    def draw(self, data: str) -> None:
+        """Draw printable text at the cursor.
+
+        The parser never passes C0/C1 controls here. Hot path, guarded by
+        ``benchmarks/bench_feed.py``, every workload: the colour stream draws
+        runs of one to five characters, the logs whole lines. Printable ASCII
+        in the ASCII set is drawn at once, anything else is made ready by
+        ``_drawable`` first (what is left is one column wide a character and
+        joins no cluster); either way a line segment at a time, with shared
+        ``Char`` values.
+        """
+        if (not data.isascii() or not data or self.single_shift or self.charset
+                or self.g0_charset is not _LAT1 or mo.IRM in self.mode):
+            data = self._drawable(data)
+            if not data:
+                return
+        else:
+            self.last_char = data[-1]
         columns = self.columns
         cursor = self.cursor
         attrs = cursor.attrs
@@ -371,6 +392,7 @@ class TermScreen(pyte.Screen):
                 glyphs = self._glyph_table(attrs)
         buffer = self.buffer
         dirty = self.dirty
+        segments = self._segments
         set_cells = dict.update
         while data:
             x = cursor.x
@@ -406,9 +428,29 @@ class TermScreen(pyte.Screen):
             elif end - x < _SHORT_RUN:
                 for col, ch in enumerate(segment, x):
                     line[col] = glyphs[ch]
-            else:  # range and segment have the same length by construction
+            elif end - x < _KEPT_SEGMENT:  # range and segment: the same length
                 set_cells(line, zip(range(x, end), map(glyphs.__getitem__, segment),
                                     strict=False))
+            else:
+                # A segment drawn at this column in these attributes before
+                # (a status bar redrawn in place) has its cells kept, and
+                # sets them in one call; kept once drawn twice, so that text
+                # never repeated costs a lookup, not a copy.
+                key = (x, segment)
+                kept = segments.get(key)
+                if kept is not None and kept[0] is glyphs:
+                    cells = kept[1]
+                    if cells is None:
+                        cells = dict(zip(range(x, end), map(glyphs.__getitem__, segment),
+                                         strict=False))
+                        segments[key] = (glyphs, cells)
+                    set_cells(line, cells)
+                else:
+                    if len(segments) >= _MAX_SEGMENTS:
+                        segments.clear()
+                    segments[key] = (glyphs, None)
+                    set_cells(line, zip(range(x, end), map(glyphs.__getitem__, segment),
+                                        strict=False))
             if type(line) is TextRow and line.text is not None:
                 # A long run is cheaper to splice in than to rebuild later; a
                 # short one (a colour stream's) is not: the text is rebuilt
@@ -1344,7 +1386,7 @@ def _replacement(run: re.Match[str]) -> str:
 _BLANK = Char(" ", "default", "default", reverse=False)
 _REVERSE_BLANK = Char(" ", "default", "default", reverse=True)
 _new_tuple = tuple.__new__
-#: What a cell never written reads as in ``_draw_ascii``'s checks: not the
+#: What a cell never written reads as in ``draw``'s checks: not the
 #: right half of a wide character.
 _NO_CELL = Char(" ")
 _DEC_SPECIAL = _LAT1[:0x5F] + pyte.charsets.VT100_MAP[0x5F:0x7F] + _LAT1[0x7F:]
@@ -1436,7 +1478,7 @@ class _Saved(NamedTuple):
 class TextRow(StaticDefaultDict[int, Char]):
     """A row that knows its text (one character per column) while it holds
     single-width characters only: a snapshot reads it instead of rebuilding
-    it cell by cell. New rows start blank and known; ``_draw_ascii``,
+    it cell by cell. New rows start blank and known; ``draw``,
     ``_erase_cells`` and ``feed_lines`` keep the text up to date as they
     write. Setting one cell (``row[x] = cell``, the hot path) leaves the
     text alone, so every other place in this module that sets a cell calls
@@ -1532,7 +1574,7 @@ def history_cells(row: HistoryRow) -> StaticDefaultDict[int, Char] | None:
 
 
 def _forget(line: StaticDefaultDict[int, Char]) -> None:
-    """A cell of ``line`` was set other than by ``_draw_ascii``: its text
+    """A cell of ``line`` was set other than by ``draw``: its text
     (``TextRow``) is rebuilt from the cells when a snapshot asks."""
     if type(line) is TextRow:
         line.text = None
