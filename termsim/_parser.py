@@ -3,12 +3,14 @@
 This replaces pyte's ``Stream``. pyte's generator state machine takes one
 ``send()`` per byte of every escape sequence, raises out of ``feed()`` on valid
 sequences (``CSI ? 6 n``, ``CSI 1 ; 2 C``) and loses the rest of the chunk,
-prints DCS/APC bodies as text and stops at colon sub-parameters. Here a regular
-expression finds each token, the handler gets the whole token at once, and an
-incomplete token at the end of a chunk waits for the next one. A run of CSI
-sequences, CR and LF is one token: the actions of its parts are found, fused
-by the handler and kept the first time, so a frame's usual run of mode
-switches costs one lookup and a few calls.
+prints DCS/APC bodies as text and stops at colon sub-parameters. Here one
+regular expression finds the tokens of a chunk in one ``findall`` (text, and
+runs of CSI sequences, CR and LF; any other character stands alone, and the
+sequence or string it starts is read whole from there), the handler gets the
+whole token at once, and an incomplete token at the end of a chunk waits for
+the next one. A run is one token: the actions of its parts are found, fused by
+the handler and kept the first time, so a frame's usual run of mode switches
+costs one lookup and a few calls.
 
 Rules, as in xterm's parser (see ``ctlseqs``):
 
@@ -37,13 +39,14 @@ MAX_STRING = 1 << 16
 #: An incomplete CSI/ESC sequence longer than this is garbage, not a sequence.
 MAX_PENDING = 256
 
-#: The two commonest tokens in one match: a text run (the match's
-#: ``lastindex`` is 1) or a run of whole 7-bit CSI sequences without
-#: controls inside, and of CR and LF (``lastindex`` is ``None``).
+#: A chunk's tokens, for ``findall``: (text, "") for printable text, ("", run)
+#: for a run of whole 7-bit CSI sequences without controls inside, and of CR
+#: and LF, ("", "") for any other character (``Parser._tokens`` reads what it
+#: starts from there). Every character is in a token: ``findall`` skips none.
 #: Possessive (``*+``, ``++``): the classes a sequence is made of are disjoint,
 #: so giving characters back could never match more, and not keeping the
 #: means to is 20% faster.
-_TOKEN = re.compile(r"([^\x00-\x1f\x7f-\x9f]++)|(?:\x1b\[[0-?]*+[ -/]*+[@-~]|[\r\n])++")
+_TOKENS = re.compile(r"([^\x00-\x1f\x7f-\x9f]++)|((?:\x1b\[[0-?]*+[ -/]*+[@-~]|[\r\n])++)|(?s:.)")
 #: The parts of such a run: a sequence, CR LF (or CR CR LF) once or more,
 #: CR, LF.
 _RUN_PART = re.compile(r"\x1b\[[0-?]*+[ -/]*+[@-~]|(?:\r\r?\n)++|[\r\n]")
@@ -82,6 +85,14 @@ class Handler(Protocol):
         effect depends on nothing but their bytes, called instead of
         ``csi()``. The handler fills it as it meets such sequences; the
         parser only reads it."""
+
+    @property
+    def queries(self) -> Mapping[str, Callable[[int], None]]:
+        """Calls for whole 7-bit CSI queries met before (``"\x1b[6n"``),
+        given where the query stands: each time it comes it is logged and
+        answered at its own index, so it has no ready action, and this
+        spares it being split into fields and recognised again. The
+        handler fills it; the parser only reads it."""
 
     def fuse(self, parts: list[Part]) -> list[Part]:
         """A new run's parts, with those that can be done as one fused (the
@@ -173,90 +184,132 @@ class Parser:
                 self.handler.failed(exc)
                 self._abort_string()
                 i = self.next
-        # The loop below runs once per token: names it uses are bound locally.
-        h = self.handler
-        token = _TOKEN.match
-        draw = h.draw
-        controls = h.controls
-        sequences = h.sequences
-        printed = self.printed
         while i < n:
             try:
-                m = token(data, i)
-                if m is not None:
-                    self.next = j = m.end()
-                    if m.lastindex:
-                        draw(m.group())
-                        if not printed:
-                            self.printed = printed = True
-                    else:
-                        run = m.group()
-                        action = sequences.get(run)
-                        if action is not None:
-                            action()
-                        else:
-                            parts = self._runs.get(run)
-                            if parts is None:
-                                if run[-1] not in "\r\n" and run.find("\x1b", 1) < 0:
-                                    # One sequence (a query, a 24-bit colour):
-                                    # the same bytes again, split into fields.
-                                    self._csi(_CSI.match(run), i)  # type: ignore[arg-type]
-                                else:
-                                    parts = self._learn(run)
-                            if parts is not None:
-                                try:
-                                    for action, start, end in parts:  # noqa: B007 (`end`: below)
-                                        if start and printed:  # only the first part
-                                            self.printed = printed = False  # follows text
-                                        if action is not None:
-                                            action()
-                                        else:
-                                            self._csi(_CSI.match(run, start), i + start)  # type: ignore[arg-type]
-                                except Exception:
-                                    self.next = i + end  # resume after that part
-                                    raise
-                        if printed:
-                            self.printed = printed = False
-                    i = j
-                    continue
-                ch = data[i]
-                if ch == "\x1b":
-                    j = self._escape(data, i)
-                elif ch < " " or ch == "\x7f":
-                    self.next = i + 1
-                    action = controls.get(ch)
-                    if action is not None:
-                        action()
-                    elif ch not in "\x00\x7f":
-                        h.control(ch)
-                    j = i + 1
-                else:  # C1 control (U+0080..U+009F)
-                    j = self._c1(data, i)
-                if j < 0:  # incomplete: keep for the next chunk
-                    rest = data[i:]
-                    if len(rest) > MAX_PENDING:
-                        h.garbage("overlong sequence")
-                        self._executed = 0
-                        i += 1
-                        continue
-                    self._pending = rest
-                    return n - i
-                if printed:  # after the token ran: a REP in it saw the print
-                    self.printed = printed = False
-                i = j
+                i = self._tokens(data, i)
             except Exception as exc:
                 # Skip that token only: the bytes after it are still processed.
-                h.failed(exc)
+                self.handler.failed(exc)
                 self._abort_string()
                 self._executed = 0
                 # Something came between the text before and what follows:
                 # a REP after it repeats nothing.
-                self.printed = printed = False
+                self.printed = False
                 i = max(self.next, i + 1)
         return len(self._pending)
 
+    def _tokens(self, data: str, i: int) -> int:
+        """Run the tokens of ``data`` from ``i`` on; return ``len(data)``, or
+        where to find tokens again: a sequence read whole ended inside a run
+        found around it. A failure is raised, ``self.next`` where to go on.
+
+        Hot path: one ``findall`` finds them all (``_TOKENS``), since a Match
+        object and three calls on it per token cost more than the scan. A
+        token of neither common kind (a control other than CR and LF, an
+        escape sequence other than CSI, a string, an incomplete sequence)
+        comes as one character, and ``_other`` reads it whole from there;
+        the tokens found inside it are then passed over.
+        """
+        n = len(data)
+        h = self.handler
+        draw = h.draw
+        sequences = h.sequences
+        queries = h.queries
+        runs = self._runs
+        printed = self.printed
+        skip = i  # what ``_other`` read, up to here
+        for text, run in _TOKENS.findall(data, i):
+            if i < skip:
+                size = len(text) or len(run) or 1
+                if i + size <= skip:
+                    i += size
+                    continue
+                if not text:
+                    return skip  # a run cut: found again from there (seldom)
+                text = text[skip - i:]
+                i = skip
+            if text:
+                self.next = i = i + len(text)
+                draw(text)
+                if not printed:
+                    self.printed = printed = True
+                continue
+            if not run:
+                self.next = i + 1  # at least: the token is skipped if it fails
+                skip = self._other(data, i)
+                if self._pending:  # held back: it has not run yet
+                    return n
+                self.printed = printed = False  # after it ran: a REP in it saw the print
+                if skip >= n:
+                    return n
+                i += 1
+                continue
+            self.next = j = i + len(run)
+            action = sequences.get(run)
+            if action is not None:
+                action()
+            else:
+                parts = runs.get(run)
+                if parts is None:
+                    if run[-1] not in "\r\n" and run.find("\x1b", 1) < 0:
+                        # One sequence (a query, a 24-bit colour).
+                        ask = queries.get(run)
+                        if ask is not None:
+                            ask(i)
+                        else:  # the same bytes again, split into fields
+                            self._csi(_CSI.match(run), i)  # type: ignore[arg-type]
+                    else:
+                        parts = self._learn(run)
+                if parts is not None:
+                    try:
+                        for action, start, end in parts:
+                            if start and printed:  # only the first part
+                                self.printed = printed = False  # follows text
+                            if action is not None:
+                                action()
+                            else:
+                                ask = queries.get(run[start:end])
+                                if ask is not None:
+                                    ask(i + start)
+                                else:
+                                    self._csi(_CSI.match(run, start), i + start)  # type: ignore[arg-type]
+                    except Exception:
+                        self.next = i + end  # resume after that part
+                        raise
+            if printed:
+                self.printed = printed = False
+            i = j
+        return max(i, skip)
+
+    def _other(self, data: str, i: int) -> int:
+        """Run the token at ``data[i]`` that is neither text nor a run of CSI
+        sequences, CR and LF; return where it ends. An incomplete one is held
+        back for the next chunk (``len(data)`` is returned)."""
+        ch = data[i]
+        h = self.handler
+        if ch == "\x1b":
+            j = self._escape(data, i)
+        elif ch < " " or ch == "\x7f":
+            action = h.controls.get(ch)
+            if action is not None:
+                action()
+            elif ch not in "\x00\x7f":
+                h.control(ch)
+            j = i + 1
+        else:  # C1 control (U+0080..U+009F)
+            j = self._c1(data, i)
+        if j >= 0:
+            return j
+        rest = data[i:]
+        if len(rest) > MAX_PENDING:
+            h.garbage("overlong sequence")
+            self._executed = 0
+            return i + 1
+        self._pending = rest
+        return len(data)
+
     def _learn(self, run: str) -> tuple[Part, ...]:
-        """The parts of a run of CSI sequences, CR and LF (``_TOKEN``'s second
+        """The parts of a run of CSI sequences, CR and LF (``_TOKENS``' second
         kind) not met before, kept: each part's ready action, made without
         running it, fused with others by the handler. The run then runs as
         it will each time it comes: one lookup and the calls (hot path:
@@ -268,26 +321,13 @@ class Parser:
         time, at its own index.
         """
         h = self.handler
-        sequences, controls = h.sequences, h.controls
+        sequences = h.sequences
         found: list[Part] = []
         start = 0
-        action: Callable[[], None] | None
         for piece in _RUN_PART.findall(run):
             end = start + len(piece)
-            if piece[0] != "\x1b":  # CR, LF: always in ``controls``
-                action = controls[piece] if len(piece) == 1 else h.newlines(piece.count("\n"))
-            else:
-                action = sequences.get(piece)
-                if action is None:
-                    params, inter, final = _CSI.match(piece).groups()  # type: ignore[union-attr]
-                    private = ""
-                    if params and params[0] in "<=>?":
-                        private, params = params[0], params[1:]
-                    try:
-                        action = h.prepare(private, params, inter, final)
-                    except Exception:
-                        action = None  # ``csi()`` meets the failure where the part stands
-            found.append((action, start, end))
+            action = sequences.get(piece)
+            found.append((action if action is not None else self._new_part(piece), start, end))
             start = end
         try:
             parts = tuple(h.fuse(found))
@@ -298,6 +338,22 @@ class Parser:
             runs.clear()
         runs[run] = parts
         return parts
+
+    def _new_part(self, piece: str) -> Callable[[], None] | None:
+        """The action of a part of a run that is not a sequence met before:
+        CR, LF, CR LF repeated, or a sequence the handler prepares now
+        (``None``: one it must see whole each time)."""
+        h = self.handler
+        if piece[0] != "\x1b":  # CR, LF: always in ``controls``
+            return h.controls[piece] if len(piece) == 1 else h.newlines(piece.count("\n"))
+        params, inter, final = _CSI.match(piece).groups()  # type: ignore[union-attr]
+        private = ""
+        if params and params[0] in "<=>?":
+            private, params = params[0], params[1:]
+        try:
+            return h.prepare(private, params, inter, final)
+        except Exception:
+            return None  # ``csi()`` meets the failure where the part stands
 
     # -- escape sequences ------------------------------------------------------
 

@@ -378,9 +378,14 @@ class Terminal:
     def _ask(self, request: Request, index: int) -> None:
         """Log the query the dispatcher recognised at character ``index``,
         answered from the table (``_queries.py``) as the policy says."""
+        self._answer(request, printable(request.text), index)
+
+    def _answer(self, request: Request, text: str, index: int) -> None:
+        """``_ask``, with the request's printable ``text`` made already: the
+        dispatcher keeps this call for a CSI query met before."""
         kind = request.kind
         reply = KINDS[kind].answer(self._screen, request)
-        offset, text = self._offset_of(index), printable(request.text)
+        offset = self._offset_of(index)
         if reply is None:
             query = Query(kind, text, offset, None, "unsupported")
         else:
@@ -582,8 +587,9 @@ class _Dispatch:
         #: Whole CSI sequences seen before, and the call each one makes: the
         #: parser calls it instead of ``csi()`` (see ``_csi_action``).
         self.sequences: dict[str, Callable[[], None]] = {}
-        # CSI queries met before -> what they ask (``csi``).
-        self._requests: dict[tuple[str, str, str, str], Request] = {}
+        #: CSI queries met before, by their text (as 7-bit): the call that
+        #: logs and answers one at an index (``Terminal._answer``).
+        self.queries: dict[str, Callable[[int], None]] = {}
         # CR LF ``n`` times (``newlines``) -> its action.
         self._newlines: dict[int, Callable[[], None]] = {}
         # Two flag switches -> the one doing both (``_then``).
@@ -639,11 +645,11 @@ class _Dispatch:
             # Seldom seen twice: neither kept as a sequence nor memoised.
             self.sgr.apply_true_colour(params)
             return
-        request = self._requests.get((private, params, inter, final))
-        if request is not None:
+        ask = self.queries.get(f"\x1b[{private}{params}{inter}{final}")
+        if ask is not None:
             # A query met before (prompt_toolkit asks for the cursor's
             # position every frame): recognised once.
-            self.term._ask(request, index)
+            ask(index)
             return
         action = self.prepare(private, params, inter, final)
         if action is None:
@@ -654,7 +660,9 @@ class _Dispatch:
     def newlines(self, count: int) -> Callable[[], None]:
         action = self._newlines.get(count)
         if action is None:
-            made: Callable[[], None] = partial(self.s.newlines, count)
+            # Once is NEL's CR and index: the commonest, without a partial.
+            made: Callable[[], None] = (self.s.next_line if count == 1
+                                        else partial(self.s.newlines, count))
             action = _keep(self._newlines, count, made)
         return action
 
@@ -802,9 +810,9 @@ class _Dispatch:
         kind = _csi_query(private, a, inter, final)
         if kind is not None:
             text = f"\x1b[{private}{params}{inter}{final}"
-            request = _keep(self._requests, (private, params, inter, final),
-                            Request(kind, text, tuple(a), private))
-            self.term._ask(request, index)
+            request = Request(kind, text, tuple(a), private)
+            ask: Callable[[int], None] = partial(self.term._answer, request, printable(text))
+            _keep(self.queries, text, ask)(index)
         elif inter:
             if (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
                 # DECIC/DECDC (column editing) included.

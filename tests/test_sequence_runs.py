@@ -151,6 +151,7 @@ class _Handler:
             "\r": lambda: self.log.append("CR"), "\n": lambda: self.log.append("LF"),
         }
         self.sequences: dict[str, Callable[[], None]] = {}
+        self.queries: dict[str, Callable[[int], None]] = {}
 
     def _action(self, name: str) -> Callable[[], None]:
         def action() -> None:
@@ -257,3 +258,50 @@ def test_the_kept_runs_are_bounded() -> None:
         term.feed(f"\x1b[{n + 1};{n % 80 + 1}H\x1b[?25l".encode())  # 10,000 runs
     assert 0 < len(term._parser._runs) <= 4096
     assert (term.screen.cursor.row, term.screen.cursor.col) == (23, 9_999 % 80)
+
+
+# -- tokens found at once ---------------------------------------------------------
+#
+# One ``findall`` finds a chunk's tokens, as if every character that is neither
+# text nor part of a run stood alone; the sequence or string that starts there
+# is then read whole, and the tokens found inside it are passed over.
+
+
+def test_text_right_after_an_escape_sequence_is_drawn_from_where_it_ends() -> None:
+    # ``ESC ( B`` ends inside the text token ``(Bxyz`` found around it.
+    term, _ = feed_split(b"\x1b(0q\x1b(Bxyz\x1b(0q")
+    assert term.screen.lines[0].rstrip() == "─xyz─"
+
+
+def test_a_run_cut_by_a_sequence_that_ends_inside_it_goes_on_from_there() -> None:
+    # CR LF inside a CSI run as it comes (xterm does so), then ESC aborts the
+    # CSI: it ends inside the run ``\r\n\x1b[2C`` that was found around it.
+    term, _ = feed_split(b"ab\x1b[\r\n\x1b[2Cx\x1b[\r\n\x1b[2Cy")
+    assert [line.rstrip() for line in term.screen.lines[:3]] == ["ab", "  x", "  y"]
+
+
+def test_a_string_holding_text_and_a_run_is_passed_over_whole() -> None:
+    term, _ = feed_split(b"\x1bPq\r\n#0;2\x1b\\x\x1b]0;a\r\nb\x07y\x1b]0;t\xc2\x9cz")  # C1 ST
+    assert term.screen.lines[0].rstrip() == "xyz"
+    assert term.screen.cursor.col == 3
+
+
+def test_controls_among_the_tokens_run_where_they_stand() -> None:
+    term, _ = feed_split(b"a\tb\x08c\x07\x1b7\x1b[2;5Hd\x1b8e\x1b)0\x0eq\x0fq")
+    assert term.screen.lines[0].rstrip() == "a       ce─q"
+    assert term.screen.lines[1].rstrip() == "    d"
+
+
+def test_a_long_segment_drawn_again_has_the_attributes_of_each_time() -> None:
+    # A status bar redrawn in place keeps its cells from the second time on:
+    # in another pen, or after DECSCNM made new glyph tables, it must not
+    # come back with the cells kept before.
+    bar = b"\r state: working ............................."
+    data = (bar + b"\x1b[7m" + bar + bar + b"\x1b[0m" + bar + b"\x1b[7m" + bar
+            + b"\x1b[?5h" + bar + b"\x1b[?5l" + bar)
+    term, _ = feed_split(data, cols=80)
+    assert term.screen.lines[0].rstrip() == bar[1:].decode()
+    assert {term.screen.cell(0, col).style.reverse for col in range(len(bar) - 1)} == {True}
+    term.feed(b"\x1b[0m" + bar)
+    assert term.screen.lines[0].rstrip() == bar[1:].decode()
+    assert {term.screen.cell(0, col).style.reverse for col in range(len(bar) - 1)} == {False}
