@@ -46,15 +46,21 @@ MAX_PENDING = 256
 #: Possessive (``*+``, ``++``): the classes a sequence is made of are disjoint,
 #: so giving characters back could never match more, and not keeping the
 #: means to is 20% faster.
-_TOKENS = re.compile(r"([^\x00-\x1f\x7f-\x9f]++)|((?:\x1b\[[0-?]*+[ -/]*+[@-~]|[\r\n])++)|(?s:.)")
+_RUN_PATTERN = r"(?:\x1b\[[0-?]*+[ -/]*+[@-~]|[\r\n])++"
+_TOKENS = re.compile(rf"([^\x00-\x1f\x7f-\x9f]++)|({_RUN_PATTERN})|(?s:.)")
+#: A whole run, as ``_TOKENS`` finds one.
+_RUN = re.compile(_RUN_PATTERN)
+#: How many characters one ``findall`` tokenizes at most (``Parser._through``).
+_WINDOW = 1 << 15
 #: The parts of such a run: a sequence, CR LF (or CR CR LF) once or more,
 #: CR, LF.
 _RUN_PART = re.compile(r"\x1b\[[0-?]*+[ -/]*+[@-~]|(?:\r\r?\n)++|[\r\n]")
 #: How many runs keep their list of actions (``Parser._runs``).
 MAX_RUNS = 4096
 
-#: One part of a run of sequences: its ready action (``None``: the handler
-#: must see it whole each time), and where it starts and ends in the run.
+#: One part of a run of sequences: its ready action (``None``: a query, met
+#: before or not, or one the handler must see whole each time), and where it
+#: starts and ends in the run.
 Part = tuple[Callable[[], None] | None, int, int]
 _CSI = re.compile(r"\x1b\[([0-?]*+)([ -/]*+)([@-~])")
 _CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")
@@ -136,8 +142,9 @@ class Parser:
         self.printed = False
         # Runs of sequences seen before: the run -> for each part, its ready
         # action (in the handler's ``sequences`` or ``controls``; ``None``
-        # for a part the handler must see whole: a query, a 24-bit colour),
-        # and where the part starts and ends in the run.
+        # for a query, called from the handler's ``queries`` once met, and
+        # for a part the handler must see whole: a 24-bit colour), and where
+        # the part starts and ends in the run.
         self._runs: dict[str, tuple[Part, ...]] = {}
         # Controls already executed inside the held-back sequence.
         self._executed = 0
@@ -166,8 +173,9 @@ class Parser:
     def feed(self, data: str) -> int:
         """Process ``data``; return how many characters of it were held back.
 
-        The handler is called for every complete token. Exceptions raised by
-        the handler propagate; the caller (``Terminal``) guards them.
+        The handler is called for every complete token. A failure in the
+        handler is reported to its ``failed()``, and only the token it
+        failed on (the part of a run) is skipped.
         """
         if self._pending:
             data = self._pending + data
@@ -184,31 +192,45 @@ class Parser:
                 self.handler.failed(exc)
                 self._abort_string()
                 i = self.next
-        while i < n:
-            try:
-                i = self._tokens(data, i)
-            except Exception as exc:
-                # Skip that token only: the bytes after it are still processed.
-                self.handler.failed(exc)
-                self._abort_string()
-                self._executed = 0
-                # Something came between the text before and what follows:
-                # a REP after it repeats nothing.
-                self.printed = False
-                i = max(self.next, i + 1)
+        self._through(data, i, n)
         return len(self._pending)
 
-    def _tokens(self, data: str, i: int) -> int:
-        """Run the tokens of ``data`` from ``i`` on; return ``len(data)``, or
-        where to find tokens again: a sequence read whole ended inside a run
-        found around it. A failure is raised, ``self.next`` where to go on.
+    def _failed(self, exc: Exception) -> None:
+        """The handler failed on a token: report it; the token is skipped."""
+        self.handler.failed(exc)
+        self._abort_string()
+        self._executed = 0
+        # Something came between the text before and what follows: a REP
+        # after it repeats nothing.
+        self.printed = False
+
+    def _through(self, data: str, i: int, end: int) -> int:
+        """Run the tokens of ``data[i:end]``; return where parsing goes on:
+        ``end``, or past it if a sequence or string read whole ends there,
+        or ``len(data)`` if the rest is held back.
+
+        ``findall`` builds a tuple per token, so it is given ``_WINDOW``
+        characters at a time: a read of megabytes of controls would hold
+        millions at once. A token the edge of a window cuts is found as
+        two, as at the edge of a read.
+        """
+        while i < end:
+            i = self._tokens(data, i, min(end, i + _WINDOW))
+        return i
+
+    def _tokens(self, data: str, i: int, end: int) -> int:
+        """Run the tokens ``findall`` finds in ``data[i:end]``; return where
+        parsing goes on (as ``_through``), or where a failing part of a run
+        ends (the rest of the run is found again from there).
 
         Hot path: one ``findall`` finds them all (``_TOKENS``), since a Match
         object and three calls on it per token cost more than the scan. A
         token of neither common kind (a control other than CR and LF, an
         escape sequence other than CSI, a string, an incomplete sequence)
         comes as one character, and ``_other`` reads it whole from there;
-        the tokens found inside it are then passed over.
+        the tokens found inside it are then passed over. A failure in the
+        handler skips the token (a run's part) it failed on: ``self.next``
+        is where the token ends, set before the handler is called.
         """
         n = len(data)
         h = self.handler
@@ -217,74 +239,96 @@ class Parser:
         queries = h.queries
         runs = self._runs
         printed = self.printed
-        skip = i  # what ``_other`` read, up to here
-        for text, run in _TOKENS.findall(data, i):
+        skip = i  # what ``_other`` read, or a failure skipped, up to here
+        for text, run in _TOKENS.findall(data, i, end):
             if i < skip:
                 size = len(text) or len(run) or 1
                 if i + size <= skip:
                     i += size
                     continue
-                if not text:
-                    return skip  # a run cut: found again from there (seldom)
-                text = text[skip - i:]
+                if text:
+                    text = text[skip - i:]
+                elif _RUN.fullmatch(run, skip - i):
+                    # A run cut where a sequence read whole ended (a string
+                    # without its terminator, a CSI cut short by ESC), between
+                    # two of its parts: the rest is a run.
+                    run = run[skip - i:]
+                else:  # inside a part: the rest, found on its own
+                    skip = self._through(data, skip, i + size)
+                    if skip >= n:
+                        return skip
+                    printed = self.printed
+                    i += size
+                    continue
                 i = skip
-            if text:
-                self.next = i = i + len(text)
-                draw(text)
-                if not printed:
-                    self.printed = printed = True
-                continue
-            if not run:
-                self.next = i + 1  # at least: the token is skipped if it fails
-                skip = self._other(data, i)
-                if self._pending:  # held back: it has not run yet
-                    return n
-                self.printed = printed = False  # after it ran: a REP in it saw the print
-                if skip >= n:
-                    return n
-                i += 1
-                continue
-            self.next = j = i + len(run)
-            action = sequences.get(run)
-            if action is not None:
-                action()
-            else:
-                parts = runs.get(run)
-                if parts is None:
-                    if run[-1] not in "\r\n" and run.find("\x1b", 1) < 0:
-                        # One sequence (a query, a 24-bit colour).
-                        ask = queries.get(run)
-                        if ask is not None:
-                            ask(i)
-                        else:  # the same bytes again, split into fields
-                            self._csi(_CSI.match(run), i)  # type: ignore[arg-type]
-                    else:
-                        parts = self._learn(run)
-                if parts is not None:
-                    try:
-                        for action, start, end in parts:
-                            if start and printed:  # only the first part
-                                self.printed = printed = False  # follows text
-                            if action is not None:
-                                action()
-                            else:
-                                ask = queries.get(run[start:end])
-                                if ask is not None:
-                                    ask(i + start)
+            try:
+                if text:
+                    self.next = j = i + len(text)
+                    draw(text)
+                    if not printed:
+                        self.printed = printed = True
+                    i = j
+                    continue
+                if not run:
+                    self.next = i + 1  # at least: the token is skipped if it fails
+                    skip = self._other(data, i)
+                    if skip < 0:  # held back: it has not run yet
+                        return n
+                    self.printed = printed = False  # after it ran: a REP in it saw the print
+                    if skip >= n:
+                        return skip
+                    i += 1
+                    continue
+                self.next = j = i + len(run)
+                action = sequences.get(run)
+                if action is not None:
+                    action()
+                else:
+                    parts = runs.get(run)
+                    if parts is None:
+                        if run[-1] not in "\r\n" and run.find("\x1b", 1) < 0:
+                            # One sequence (a query, a 24-bit colour).
+                            ask = queries.get(run)
+                            if ask is not None:
+                                ask(i)
+                            else:  # the same bytes again, split into fields
+                                self._csi(_CSI.match(run), i)  # type: ignore[arg-type]
+                        else:
+                            parts = self._learn(run)
+                    if parts is not None:
+                        try:
+                            for action, start, stop in parts:
+                                if start and printed:  # only the first part
+                                    self.printed = printed = False  # follows text
+                                if action is not None:
+                                    action()
                                 else:
-                                    self._csi(_CSI.match(run, start), i + start)  # type: ignore[arg-type]
-                    except Exception:
-                        self.next = i + end  # resume after that part
-                        raise
-            if printed:
-                self.printed = printed = False
-            i = j
+                                    ask = queries.get(run[start:stop])
+                                    if ask is not None:
+                                        ask(i + start)
+                                    else:
+                                        self._csi(_CSI.match(run, start), i + start)  # type: ignore[arg-type]
+                        except Exception:
+                            self.next = i + stop  # go on after that part
+                            raise
+                if printed:
+                    self.printed = printed = False
+                i = j
+            except Exception as exc:
+                self._failed(exc)
+                printed = False
+                resume = max(self.next, i + 1)
+                if run:
+                    return resume
+                skip = resume
+                i += len(text) or 1
         return max(i, skip)
 
     def _other(self, data: str, i: int) -> int:
         """Run the token at ``data[i]`` that is neither text nor a run of CSI
         sequences, CR and LF; return where it ends. An incomplete one is held
-        back for the next chunk (``len(data)`` is returned)."""
+        back for the next chunk, and -1 returned (a string the chunk ends in
+        has run: it ends at ``len(data)``, whatever its last ESC holds back)."""
         ch = data[i]
         h = self.handler
         if ch == "\x1b":
@@ -306,7 +350,7 @@ class Parser:
             self._executed = 0
             return i + 1
         self._pending = rest
-        return len(data)
+        return -1
 
     def _learn(self, run: str) -> tuple[Part, ...]:
         """The parts of a run of CSI sequences, CR and LF (``_TOKENS``' second
@@ -317,8 +361,9 @@ class Parser:
         ``ESC[?25l ESC[?7l`` ... ``ESC[?7h ESC[0m ESC[?12l ESC[?25h``).
         Learning a run and running what was kept costs less than running its
         parts one by one, even for a run met once. A part without a ready
-        action (a query, a 24-bit colour) goes to the handler whole each
-        time, at its own index.
+        action is called at its own index each time: a query met before from
+        the handler's ``queries``, anything else (a query met first, a 24-bit
+        colour) in the handler's ``csi()``, whole.
         """
         h = self.handler
         sequences = h.sequences

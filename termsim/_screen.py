@@ -364,9 +364,9 @@ class TermScreen(pyte.Screen):
         The parser never passes C0/C1 controls here. Hot path, guarded by
         ``benchmarks/bench_feed.py``, every workload: the colour stream draws
         runs of one to five characters, the logs whole lines. Printable ASCII
-        in the ASCII set is drawn at once, anything else is made ready by
-        ``_drawable`` first (what is left is one column wide a character and
-        joins no cluster); either way a line segment at a time, with shared
+        in the ASCII set is drawn at once; other text is made ready by
+        ``_drawable`` first (each character left takes one column and joins
+        no cluster). Either way a line segment at a time, with shared
         ``Char`` values.
         """
         if (not data.isascii() or not data or self.single_shift or self.charset

@@ -647,8 +647,8 @@ class _Dispatch:
             return
         ask = self.queries.get(f"\x1b[{private}{params}{inter}{final}")
         if ask is not None:
-            # A query met before (prompt_toolkit asks for the cursor's
-            # position every frame): recognised once.
+            # A query met before, that the parser did not find in
+            # ``queries`` itself: 8-bit, or with controls inside.
             ask(index)
             return
         action = self.prepare(private, params, inter, final)
@@ -812,7 +812,8 @@ class _Dispatch:
             text = f"\x1b[{private}{params}{inter}{final}"
             request = Request(kind, text, tuple(a), private)
             ask: Callable[[int], None] = partial(self.term._answer, request, printable(text))
-            _keep(self.queries, text, ask)(index)
+            _keep(self.queries, text, ask)
+            ask(index)
         elif inter:
             if (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
                 # DECIC/DECDC (column editing) included.

@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from helpers import feed_chunks, feed_split, query_log
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from termsim import Terminal
 from termsim._parser import Parser, Part
+from termsim._screen import TermScreen
 
 PTK = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ptk.bin"
 
@@ -305,3 +307,71 @@ def test_a_long_segment_drawn_again_has_the_attributes_of_each_time() -> None:
     term.feed(b"\x1b[0m" + bar)
     assert term.screen.lines[0].rstrip() == bar[1:].decode()
     assert {term.screen.cell(0, col).style.reverse for col in range(len(bar) - 1)} == {False}
+
+
+def test_REP_after_a_string_cut_at_its_ESC_repeats_nothing() -> None:
+    # A read ending on the ESC of the string's ST holds that ESC back, but
+    # the string has come between the text and the REP all the same.
+    term, _ = feed_split(b"a\x1b]0;t\x1b\\\x1b[2b")
+    assert term.screen.lines[0].rstrip() == "a"
+    assert term.screen.title == "t"
+
+
+def _scanned(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many characters each ``findall`` of the tokenizer is given."""
+    spans: list[int] = []
+    tokens = Parser._tokens
+
+    def counting(self: Parser, data: str, i: int, end: int) -> int:
+        spans.append(end - i)
+        return tokens(self, data, i, end)
+
+    monkeypatch.setattr(Parser, "_tokens", counting)
+    return spans
+
+
+def test_runs_cut_by_sequences_are_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every few characters a string without its terminator, or a CSI cut short
+    # by ESC, ends inside a run found around it: what follows is taken from
+    # there, not found again by scanning the rest of the read each time.
+    spans = _scanned(monkeypatch)
+    data = b"\x1b]0;t\r\n\x1b[K" * 2000 + b"\x1b[1\r\x1b[A" * 2000 + b"end"
+    term = Terminal(80, 24)
+    term.feed(data)
+    assert sum(spans) <= 2 * len(data)
+    assert term.screen.lines[0].rstrip() == "end"
+
+
+def test_failures_skip_one_token_without_scanning_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    def bell(self: object) -> None:
+        raise RuntimeError("bell")
+
+    spans = _scanned(monkeypatch)
+    monkeypatch.setattr(TermScreen, "bell", bell)
+    term = Terminal(80, 24)
+    term.feed(b"ab\x07" * 500)
+    assert sum(spans) <= 2 * 3 * 500
+    assert term.unknown == {"error in RuntimeError": 500}
+    assert "".join(line.rstrip() for line in term.screen.lines) == "ab" * 500
+
+
+def test_a_long_read_is_tokenized_a_window_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``findall`` makes a tuple per token: a read of 200,000 NULs must not
+    # hold 200,000 of them at once.
+    spans = _scanned(monkeypatch)
+    term = Terminal(80, 24)
+    term.feed(b"\x00" * 200_000 + b"x\x1b[31my" * 20_000)
+    assert max(spans) <= 1 << 15
+    assert term.screen.lines[-1].rstrip().endswith("xyxy")
+
+
+def test_a_sequence_read_whole_ending_inside_a_part_leaves_the_rest_to_be_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # No real sequence ends inside a CSI that ``findall`` found whole (it ends
+    # at an ESC or a final byte), so a fake says where the BEL's token ends:
+    # what is left of the run is found again on its own.
+    parser = Parser(_Handler())
+    monkeypatch.setattr(Parser, "_other", lambda self, data, i: data.index(";"))
+    parser.feed("\x07\x1b[12;5H\x1b[3Cx")
+    assert parser.handler.log == ["draw ;5H", "3C", "draw x"]  # type: ignore[attr-defined]
