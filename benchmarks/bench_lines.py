@@ -20,15 +20,14 @@ two"): seq <= 1 s and <= 3x the bare read; its replay <= 0.3 s; the 20 MB
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import pty
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
+
+from _previous import in_checkout
 
 WORKLOADS = {
     "seq 1 500000": (["seq", "1", "500000"], "500000"),
@@ -100,14 +99,9 @@ def one_pass(record_dir: str) -> dict[str, float]:
 
 
 def previous_pass(checkout: str, record_dir: str) -> dict[str, float]:
-    env = dict(os.environ, PYTHONPATH=checkout)
-    code = (f"import sys, json, termsim; sys.path.append({str(Path(__file__).parent)!r}); "
-            f"assert termsim.__file__.startswith({checkout!r}), termsim.__file__; "
-            f"import bench_lines; print(json.dumps(bench_lines.one_pass({record_dir!r})))")
-    # cwd: ``python -c`` puts it first on sys.path, before PYTHONPATH.
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, check=True, cwd=record_dir)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, float] = in_checkout(checkout, "bench_lines",
+                                           f"one_pass({record_dir!r})", cwd=record_dir)
+    return result
 
 
 def main() -> None:

@@ -19,13 +19,11 @@ commit), in its own process, alternating with this one's.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
+
+from _previous import in_checkout
 
 DATA = Path(__file__).resolve().parent / "data"
 CHUNK = 4096
@@ -63,15 +61,10 @@ def one_pass() -> dict[str, float]:
     return out
 
 
-def previous_pass(checkout: str) -> dict[str, float]:
-    env = dict(os.environ, PYTHONPATH=checkout)
-    code = (f"import sys, json, termsim; sys.path.append({str(Path(__file__).parent)!r}); "
-            f"assert termsim.__file__.startswith({checkout!r}), termsim.__file__; "
-            f"import bench_tokens; print(json.dumps(bench_tokens.one_pass()))")
-    # cwd: ``python -c`` puts it first on sys.path, before PYTHONPATH.
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, check=True, cwd=checkout)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def pass_in(checkout: str) -> dict[str, float]:
+    """``one_pass`` in its own process, with termsim from ``checkout``."""
+    result: dict[str, float] = in_checkout(checkout, "bench_tokens", "one_pass()", cwd=checkout)
+    return result
 
 
 def main() -> None:
@@ -82,9 +75,9 @@ def main() -> None:
     results: dict[str, dict[str, list[float]]] = {}
     here = str(Path(__file__).resolve().parent.parent)
     for _ in range(args.reps):
-        passes = {"termsim": previous_pass(here)}
+        passes = {"termsim": pass_in(here)}
         if args.previous:
-            passes["previous"] = previous_pass(args.previous)
+            passes["previous"] = pass_in(args.previous)
         for who, values in passes.items():
             for name, ms in values.items():
                 results.setdefault(name, {}).setdefault(who, []).append(ms)
