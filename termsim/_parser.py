@@ -206,7 +206,7 @@ class Parser:
 
     def _through(self, data: str, i: int, end: int) -> int:
         """Run the tokens of ``data[i:end]``; return where parsing goes on:
-        ``end``, or past it if a sequence or string read whole ends there,
+        ``end``, or further if a sequence or string read whole goes past it,
         or ``len(data)`` if the rest is held back.
 
         ``findall`` builds a tuple per token, so it is given ``_WINDOW``
