@@ -23,7 +23,7 @@ import time
 import anyio
 
 import termsim
-from termsim._spawn import start
+from termsim.live.spawn import start
 
 CHILD = """
 import sys, time

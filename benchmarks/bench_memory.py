@@ -16,7 +16,7 @@ Memory is the harness's resident set: ``ru_maxrss`` (``RUSAGE_SELF``, the
 peak over the process's life) before ``spawn`` and after the exit, and a
 task that reads ``/proc/self/statm`` every 0.5 s (a measurement interval,
 not synchronisation), which also samples how much output is read but not
-yet emulated (the session's backlog, capped by ``termsim._pty.MAX_BACKLOG``).
+yet emulated (the session's backlog, capped by ``termsim.live.pty.MAX_BACKLOG``).
 Target: peak RSS < 200 MB. Also shown: the child's own time, the wall time
 until the last line was on the screen, and the emulation rate.
 """
@@ -33,7 +33,7 @@ import time
 import anyio
 
 import termsim
-from termsim import _pty
+from termsim.live import pty as _pty
 
 CHILD = r"""
 import random, sys, time

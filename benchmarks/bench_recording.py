@@ -40,7 +40,7 @@
 3. Reading back. ``termsim.Recording.open(path)`` on each recorded file
    (``gc.collect()`` first); median MB/s of the file size.
 4. Size. The ``.tsr`` file against its asciicast v2 export
-   (``termsim._asciicast.export_asciicast(recording, out, version=2)``).
+   (``termsim.report.asciicast.export_asciicast(recording, out, version=2)``).
 
 Usage: ``python benchmarks/bench_recording.py [--mb 20] [--repeats 3]
 [--backend asyncio|trio]`` (about 40 s with the defaults).
@@ -63,9 +63,9 @@ from functools import partial
 import anyio
 
 import termsim
-from termsim._asciicast import export_asciicast
-from termsim._recording import RecordingWriter
 from termsim.events import Output
+from termsim.recording.format import RecordingWriter
+from termsim.report.asciicast import export_asciicast
 
 CHILD = r"""
 import random, sys, time

@@ -13,7 +13,7 @@
    per key, the accepted line, the four streamed reply lines each followed
    by a CPR and a redraw, and the spinner redrawing the toolbar every 0.1 s
    while it works. (About 10 s; ``--template PATH`` reuses or keeps one.)
-2. The 10-minute recording, built with ``termsim._recording.RecordingWriter`` and
+2. The 10-minute recording, built with ``termsim.recording.format.RecordingWriter`` and
    ``make_header``: the template's boot, then turns until t = 600 s. Turns
    1-7 are the template's (the screen fills up); later turns repeat the
    seventh, which starts with the prompt on the bottom row and so is what
@@ -66,7 +66,7 @@ import anyio
 import termsim
 from termsim import CursorAfter, InputReady, Region, Text
 from termsim import events as ev
-from termsim._recording import RecordingWriter, make_header
+from termsim.recording.format import RecordingWriter, make_header
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "examples" / "agent_repl.py"

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_replay import record_template, template_body
 
 import termsim
-from termsim._shake import Shaker
+from termsim.replay.shake import Shaker
 
 
 async def body(term: termsim.Driver) -> None:

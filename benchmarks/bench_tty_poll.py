@@ -19,7 +19,8 @@ import time
 import anyio
 
 import termsim
-from termsim import InputReady, WaitTimeout, _pty
+from termsim import InputReady, WaitTimeout
+from termsim.live import pty as _pty
 
 
 async def idle_sessions(sessions: int, seconds: float) -> tuple[float, float]:

@@ -271,7 +271,7 @@ class Recorder:
     """agent_repl in a PTY; its output fed to a Terminal that answers it."""
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        from termsim._spawn import start
+        from termsim.live.spawn import start
 
         self.proc = start(argv, env=env, cwd=None, cols=80, rows=24)
         self.fd = self.proc.fd

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scenarios import SCENARIOS, scenario_env
 
 import termsim
-from termsim._recording import RecordingWriter
 from termsim.events import End
+from termsim.recording.format import RecordingWriter
 
 HERE = Path(__file__).resolve().parent
 

@@ -35,33 +35,17 @@ General layout, front to back (each session is a stream of
 """
 
 from . import events
-from ._asciicast import export_asciicast, import_asciicast, read_asciicast
-from ._diff import SessionDiff, diff
-from ._driver import Driver
-from ._emulation import Emulation
-from ._engine import Mark
-from ._errors import (
-    ArgumentError,
-    GoldenMissing,
-    ProcessExited,
-    RecordingError,
-    ReplayDivergence,
-    ScreenMismatch,
-    SessionClosed,
-    ShakeFailure,
-    Stalled,
-    TermsimError,
-    TermsimWarning,
-    UnknownKey,
-    WaitTimeout,
-)
-from ._hooks import golden_screens, record_sessions
-from ._html import recording_html
-from ._keys import key_bytes
-from ._live import Session, spawn
-from ._mouse import MouseOff
-from ._playback import Playback
-from ._predicates import (
+from .emulator.emulation import Emulation
+from .emulator.keys import key_bytes
+from .emulator.mouse import MouseOff
+from .emulator.region import Region
+from .emulator.snapshot import Cell, Cursor, Modes, Run, Snapshot, Style
+from .emulator.terminal import QUERY_KINDS, Policy, Query, Terminal
+from .engine.driver import Driver
+from .engine.engine import Mark
+from .engine.failures import ProcessExited, ScreenMismatch, Stalled, WaitTimeout
+from .engine.playback import Playback
+from .engine.predicates import (
     CursorAfter,
     CursorAt,
     InputReady,
@@ -72,13 +56,26 @@ from ._predicates import (
     Text,
     as_predicate,
 )
-from ._recording import Recording, WaitRecord
-from ._region import Region
-from ._replay import ReplaySession, replay
-from ._snapshot import Cell, Cursor, Modes, Run, Snapshot, Style
-from ._svg import snapshot_svg
-from ._terminal import QUERY_KINDS, Policy, Query, Terminal
+from .engine.settings import golden_screens, record_sessions
+from .errors import (
+    ArgumentError,
+    GoldenMissing,
+    RecordingError,
+    ReplayDivergence,
+    SessionClosed,
+    ShakeFailure,
+    TermsimError,
+    TermsimWarning,
+    UnknownKey,
+)
 from .events import Event
+from .live.session import Session, spawn
+from .recording.format import Recording, WaitRecord
+from .replay.diff import SessionDiff, diff
+from .replay.session import ReplaySession, replay
+from .report.asciicast import export_asciicast, import_asciicast, read_asciicast
+from .report.html import recording_html
+from .report.svg import snapshot_svg
 
 __version__ = "0.1.0"
 
@@ -143,10 +140,10 @@ __all__ = [
 ]
 
 # Errors and objects name the public module: ``termsim.WaitTimeout`` in a
-# traceback, not ``termsim._errors.WaitTimeout`` (pickling still works:
+# traceback, not ``termsim.errors.WaitTimeout`` (pickling still works:
 # every name is importable from here).
 for _name in __all__:
     _obj = globals()[_name]
-    if isinstance(_obj, type) and _obj.__module__.startswith("termsim._"):
+    if isinstance(_obj, type) and _obj.__module__.startswith("termsim."):
         _obj.__module__ = "termsim"
 del _name, _obj

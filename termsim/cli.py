@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from ._errors import RecordingError, TermsimError, describe_status
-from ._playback import Playback
-from ._recording import Recording
+from .engine.playback import Playback
+from .errors import RecordingError, TermsimError, describe_status
 from .events import (
     End,
     Exit,
@@ -38,6 +37,7 @@ from .events import (
     WaitStarted,
     Warned,
 )
+from .recording.format import Recording
 
 
 class UsageError(Exception):
@@ -249,7 +249,7 @@ def longest_silences(recording: Recording, count: int = 3) -> list[tuple[float, 
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from ._diff import diff
+    from .replay.diff import diff
 
     result = diff(_open(args.a), _open(args.b))
     print(result.text())
@@ -264,7 +264,7 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from ._asciicast import export_asciicast, export_text
+    from .report.asciicast import export_asciicast, export_text
 
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".cast", ".txt", ".html", ".svg"):
@@ -276,7 +276,7 @@ def _export(args: argparse.Namespace) -> int:
         raise UsageError("--at takes seconds from the start (>= 0)")
     recording = _open(args.file)
     if suffix == ".html":
-        from ._html import recording_html
+        from .report.html import recording_html
 
         page = recording_html(recording)
         with open(args.output, "w", encoding="utf-8") as out:
@@ -285,7 +285,7 @@ def _export(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 0
     if suffix == ".svg":
-        from ._svg import snapshot_svg
+        from .report.svg import snapshot_svg
 
         picture = snapshot_svg(Playback(recording).screen_at(_moment(args, recording)))
         with open(args.output, "w", encoding="utf-8") as out:
@@ -308,7 +308,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from ._asciicast import import_asciicast
+    from .report.asciicast import import_asciicast
 
     recording = import_asciicast(args.file, args.output)
     print(f"wrote {len(recording.events)} events ({recording.duration:.3f} s) to "
@@ -320,7 +320,7 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from ._play import SAVE_TITLE, restore, size_warning, without_queries
+    from .report.to_terminal import SAVE_TITLE, restore, size_warning, without_queries
 
     if not args.speed > 0:
         raise UsageError("--speed must be > 0")
@@ -386,7 +386,7 @@ def _record(args: argparse.Namespace) -> int:
     cols, rows = args.cols or cols, args.rows or rows
     if cols < 1 or rows < 1:
         raise UsageError("--cols and --rows must be positive")
-    from ._interactive import record_interactively
+    from .live.interactive import record_interactively
 
     status = anyio.run(record_interactively, cmd, args.output, cols, rows)
     print(f"termsim: recorded to {args.output} ({describe_status(status)})", file=sys.stderr)

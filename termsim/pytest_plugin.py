@@ -21,7 +21,7 @@ Hunting flakes:
 
 * ``--termsim-shake=N``: after a test passes, its body runs N more times,
   each ``spawn()`` answered by a replay of the matching recording played as
-  a variant that could physically have happened (``termsim._shake``). A
+  a variant that could physically have happened (``termsim.replay.shake``). A
   variant that fails the test fails it, with the smallest variant in words
   and the line that replays it. ``--termsim-shake-variant=TEXT`` runs one
   given variant.
@@ -47,11 +47,11 @@ from typing import Any
 
 import pytest
 
-from ._errors import RecordingError, describe_status
-from ._hooks import golden_screens, record_sessions
-from ._playback import Playback
-from ._recording import Recording
+from .engine.playback import Playback
+from .engine.settings import golden_screens, record_sessions
+from .errors import RecordingError, describe_status
 from .events import Exit, Warned
+from .recording.format import Recording
 
 _KEY = pytest.StashKey[list[Path]]()
 #: The goldens a test used: (path, outcome).
@@ -191,7 +191,7 @@ def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
 
 def _shake(item: pytest.Item, made: list[Path]) -> None:
     """Run a passed test's body against variants of its recordings (see above)."""
-    from ._shake import Shaker, parse_variants, variant_text
+    from .replay.shake import Shaker, parse_variants, variant_text
 
     config = item.config
     count = config.getoption("--termsim-shake")
@@ -278,7 +278,7 @@ def pytest_runtest_makereport(
 
 def _flaky(item: pytest.Item, failed: list[Path], passed: list[Path]) -> dict[str, Any]:
     """What the summary says of a test that passed only on a rerun."""
-    from ._diff import diff
+    from .replay.diff import diff
 
     config = item.config
     info: dict[str, Any] = {

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pyte.graphics import FG_BG_256
 
 from termsim import Playback, Recording, Snapshot, Terminal
-from termsim._terminal import Policy
+from termsim.emulator.terminal import Policy
 
 #: The small screen most Terminal tests use.
 COLS, ROWS = 20, 5

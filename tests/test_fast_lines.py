@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termsim import Emulation, Style, Terminal
-from termsim._screen import history_cells
-from termsim._snapshot import row_text
+from termsim.emulator.screen import history_cells
+from termsim.emulator.snapshot import row_text
 
 _LINE = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e), max_size=70)
 

@@ -17,9 +17,6 @@ from typing import Any
 import pytest
 
 from termsim import Playback, Recording, Style, Terminal
-from termsim._draw import look
-from termsim._html import _SCRIPT, _Encoder, recording_html
-from termsim._recording import RecordingWriter, make_header
 from termsim.cli import main
 from termsim.events import (
     Exit,
@@ -31,6 +28,9 @@ from termsim.events import (
     WaitStarted,
     Warned,
 )
+from termsim.recording.format import RecordingWriter, make_header
+from termsim.report.draw import look
+from termsim.report.html import _SCRIPT, _Encoder, recording_html
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSING = ROOT / "recordings" / "passing.tsr"

@@ -20,7 +20,7 @@ from termsim import (
     Text,
     WaitTimeout,
 )
-from termsim._process import is_running
+from termsim.live.process import is_running
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,7 @@ from conftest import program
 
 import termsim
 from termsim import MouseOff, Regex, Terminal, Text
-from termsim._mouse import Mouse
+from termsim.emulator.mouse import Mouse
 
 pytestmark = pytest.mark.anyio
 

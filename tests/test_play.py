@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termsim import Recording, Terminal
-from termsim._play import query_spans, sequence_end, without_queries
 from termsim.events import Output
+from termsim.report.to_terminal import query_spans, sequence_end, without_queries
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 

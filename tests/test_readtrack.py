@@ -8,7 +8,7 @@ answered only by a write the program made after that read.
 
 from __future__ import annotations
 
-from termsim._readtrack import ACCESS, MODIFY, ReadTracker
+from termsim.live.readtrack import ACCESS, MODIFY, ReadTracker
 
 R, W = ACCESS, MODIFY
 

@@ -10,7 +10,6 @@ import pytest
 
 import termsim
 from termsim import Playback, Recording, RecordingError, Text
-from termsim._recording import MAGIC
 from termsim.events import (
     End,
     Input,
@@ -21,6 +20,7 @@ from termsim.events import (
     WaitEnded,
     WaitStarted,
 )
+from termsim.recording.format import MAGIC
 
 pytestmark = pytest.mark.anyio
 

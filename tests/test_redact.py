@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 import termsim
 from termsim import InputReady, Playback, Recording, Text
-from termsim._redact import MARKER, Redactor
 from termsim.events import Input, Note, WaitStarted
+from termsim.recording.redact import REDACTED, Redactor
 
 SECRET = "sk-live-0123456789abcdef"
 RAWECHO = Path(__file__).resolve().parent / "programs" / "rawecho.py"
@@ -26,10 +26,10 @@ def stream(redactor: Redactor, chunks: list[bytes]) -> bytes:
 def test_Redactor_replaces_strings_and_regexes() -> None:
     r = Redactor(["hunter2", re.compile(r"sk-live-[0-9a-f]+")])
     out = stream(r, [f"pw=hunter2 key={SECRET} ok".encode()])
-    assert out == f"pw={MARKER} key={MARKER} ok".encode()
+    assert out == f"pw={REDACTED} key={REDACTED} ok".encode()
     assert r.count == 2
-    assert r.text("say hunter2") == f"say {MARKER}"
-    assert r.data(b"hunter2\r") == MARKER.encode() + b"\r"
+    assert r.text("say hunter2") == f"say {REDACTED}"
+    assert r.data(b"hunter2\r") == REDACTED.encode() + b"\r"
 
 
 @settings(max_examples=200, deadline=None, database=None)
@@ -40,7 +40,7 @@ def test_Redactor_catches_a_secret_split_anywhere(cuts: list[int], noise: bytes)
     chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
     out = stream(Redactor([SECRET]), chunks)
     assert SECRET.encode() not in out
-    assert out == data.replace(SECRET.encode(), MARKER.encode())
+    assert out == data.replace(SECRET.encode(), REDACTED.encode())
 
 
 def test_Redactor_without_patterns_passes_everything_through() -> None:
@@ -77,10 +77,10 @@ async def test_secrets_never_reach_the_file(tmp_path: Path) -> None:
     assert SECRET.encode() not in raw
     assert b"sk-live" not in raw  # not even the first half
     recording = Recording.open(path)
-    assert f"token: {MARKER}" in Playback(recording).screen_at().text
-    assert [e.label for e in recording.of_type(Note)] == [f"saw {MARKER}"]
+    assert f"token: {REDACTED}" in Playback(recording).screen_at().text
+    assert [e.label for e in recording.of_type(Note)] == [f"saw {REDACTED}"]
     waits = [e.predicate for e in recording.of_type(WaitStarted)]
-    assert all(SECRET not in w for w in waits) and any(MARKER in w for w in waits)
+    assert all(SECRET not in w for w in waits) and any(REDACTED in w for w in waits)
 
 
 @pytest.mark.anyio
@@ -94,7 +94,7 @@ async def test_input_typed_with_echo_off_is_masked(tmp_path: Path) -> None:
     raw = path.read_bytes()
     assert b"correct horse" not in raw
     inputs = list(Recording.open(path).of_type(Input))
-    assert [e.data for e in inputs] == [MARKER.encode()]
+    assert [e.data for e in inputs] == [REDACTED.encode()]
     assert "echo was off" in inputs[0].label and inputs[0].secret
 
 
@@ -135,8 +135,8 @@ async def test_nothing_termsim_shows_holds_a_secret(
              str(exited.value), exited.value.awaited or "", exited.value.film, mark.label,
              *cooked.warnings, *(r.getMessage() for r in caplog.records)]
     assert not [s for s in shown if SECRET in s]
-    assert MARKER in str(timeout.value) and MARKER in str(exited.value)
-    assert MARKER in cooked.warnings[0]
+    assert REDACTED in str(timeout.value) and REDACTED in str(exited.value)
+    assert REDACTED in cooked.warnings[0]
     assert SECRET in timeout.value.snapshot.text  # the test's own object stays real
 
 
@@ -160,4 +160,4 @@ async def test_a_prompt_toolkit_password_is_secret_when_the_test_says_so(tmp_pat
         await term.wait_for(Text("length 13"), since=mark, timeout=20)
     raw = path.read_bytes()
     assert b"correct horse" not in raw
-    assert [e.data for e in Recording.open(path).of_type(Input)] == [MARKER.encode()]
+    assert [e.data for e in Recording.open(path).of_type(Input)] == [REDACTED.encode()]

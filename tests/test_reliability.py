@@ -21,8 +21,8 @@ from conftest import program, stubborn_pids
 
 import termsim
 from termsim import Playback, ProcessExited, Recording, RecordingError, Text, WaitTimeout
-from termsim._process import descendants, is_running
 from termsim.events import Input
+from termsim.live.process import descendants, is_running
 
 pytestmark = pytest.mark.anyio
 

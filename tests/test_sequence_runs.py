@@ -20,8 +20,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from termsim import Terminal
-from termsim._parser import Parser, Part
-from termsim._screen import TermScreen
+from termsim.emulator.screen import TermScreen
+from termsim.emulator.tokenizer import Parser, Part
 
 PTK = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ptk.bin"
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import termsim
 from termsim import Recording
-from termsim._perturb import (
+from termsim.events import Event, Input, InputRead, Output, WaitEnded, WaitStarted
+from termsim.replay.perturb import (
     Delay,
     Merge,
     Perturbation,
@@ -23,7 +24,6 @@ from termsim._perturb import (
     parse,
     random_variant,
 )
-from termsim.events import Event, Input, InputRead, Output, WaitEnded, WaitStarted
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDINGS = sorted((ROOT / "recordings").glob("*.tsr"))

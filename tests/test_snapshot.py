@@ -10,7 +10,7 @@ from helpers import sampled_screens
 from pyte.screens import Char
 
 from termsim import Cell, Cursor, Modes, Region, Snapshot, Style, Terminal
-from termsim._snapshot import Run, build_lines
+from termsim.emulator.snapshot import Run, build_lines
 
 RECORDINGS = sorted((Path(__file__).resolve().parent.parent / "recordings").glob("*.tsr"))
 

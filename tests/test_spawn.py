@@ -22,9 +22,10 @@ import pytest
 from conftest import program, stubborn_pids
 
 import termsim
-from termsim import Regex, TermsimError, Text, _process
-from termsim._process import descendants, is_running
-from termsim._spawn import MARKER
+from termsim import Regex, TermsimError, Text
+from termsim.live import process as _process
+from termsim.live.process import descendants, is_running
+from termsim.live.spawn import SESSION_VARIABLE
 
 pytestmark = pytest.mark.anyio
 
@@ -196,7 +197,7 @@ async def test_the_marker_is_found_by_both_backends(monkeypatch: pytest.MonkeyPa
         pytest.skip("ps is not installed")
     async with termsim.spawn(["sh", "-c", "echo READY; exec sleep 600"]) as term:
         await term.wait_for(Text("READY"))
-        token = f"{MARKER}={term._pty.token}"
+        token = f"{SESSION_VARIABLE}={term._pty.token}"
         found = {}
         for backend in ("proc", "ps"):
             monkeypatch.setattr(_process, "BACKEND", backend)

@@ -1,6 +1,6 @@
 """Screens as SVG: deterministic bytes, colours and reverse video, the cursor, wide
 characters, and everything the program printed kept as text, never as markup; and
-the drawing rules the SVG shares with the HTML report (``termsim._draw``)."""
+the drawing rules the SVG shares with the HTML report (``termsim.report.draw``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 from helpers import sampled_screens
 
-from termsim import Playback, Recording, Snapshot, Style, Terminal, _draw, _html, _svg
-from termsim._draw import (
+from termsim import Playback, Recording, Snapshot, Style, Terminal
+from termsim.cli import main
+from termsim.emulator.snapshot import Run
+from termsim.events import WaitEnded, WaitStarted
+from termsim.report import draw as _draw
+from termsim.report import html as _html
+from termsim.report import svg as _svg
+from termsim.report.draw import (
     DEFAULT_BG,
     DEFAULT_FG,
     DEFAULT_LOOK,
@@ -28,10 +34,7 @@ from termsim._draw import (
     escape,
     look,
 )
-from termsim._snapshot import Run
-from termsim._svg import BASELINE, CELL_HEIGHT, CELL_WIDTH, snapshot_svg
-from termsim.cli import main
-from termsim.events import WaitEnded, WaitStarted
+from termsim.report.svg import BASELINE, CELL_HEIGHT, CELL_WIDTH, snapshot_svg
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSING = ROOT / "recordings" / "passing.tsr"

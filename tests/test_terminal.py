@@ -14,8 +14,9 @@ from helpers import COLS, ROWS, feed_chunks, feed_split, query_log
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import QUERY_KINDS, Modes, Query, Snapshot, Terminal, _queries
-from termsim._terminal import printable
+from termsim import QUERY_KINDS, Modes, Query, Snapshot, Terminal
+from termsim.emulator import queries as _queries
+from termsim.emulator.terminal import printable
 
 ESC = b"\x1b"
 
@@ -1102,7 +1103,7 @@ def test_transcript_has_no_escape_sequences_and_skips_the_alternate_screen() -> 
 
 
 def test_transcript_memory_is_bounded_and_says_what_it_dropped() -> None:
-    from termsim._screen import HISTORY_ROWS
+    from termsim.emulator.screen import HISTORY_ROWS
 
     term = Terminal(10, 2)
     term.feed(b"\r\n".join(b"%d" % i for i in range(HISTORY_ROWS + 50)))

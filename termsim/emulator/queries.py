@@ -1,0 +1,447 @@
+"""The queries a program sends its terminal, and termsim's answer to each.
+
+Theory of operation
+-------------------
+
+Programs ask their terminal questions and wait for the answer: where the
+cursor is (CPR, which prompt_toolkit sends before every prompt), what
+terminal this is (DA1, DA2), which colours it uses (OSC 10/11), whether a
+mode is set (DECRQM). A terminal answers in the input stream, at once, from
+the state that the output *before* the question produced.
+
+Answering is split in two. The dispatcher (``_terminal.py``) only
+recognises *which* kind of query a sequence is: it builds a
+:class:`Request` (the kind, the sequence as sent, its parameters) and hands
+it, with the request's position, to the ``Terminal``. The ``Terminal`` looks
+the kind up in :data:`KINDS`, this module's one table, and calls that entry's
+``answer`` with the screen as it stands at that byte: the string returned is
+the reply, which the terminal's policy sends now, later or never; ``None``
+means termsim has no answer for that request, and the query is logged as
+``"unsupported"``.
+
+So this table is the only place that knows what termsim replies, and the
+only list of the kinds it logs: ``QUERY_KINDS`` (kind -> description, the
+vocabulary of a policy) is made from it, and a kind termsim cannot answer
+yet has its entry too, with an answer that returns ``None``. Answering one
+more (XTVERSION, XTGETTCAP, DECRQSS, a size in pixels) is changing that one
+entry's ``answer``; reporting one more mode to DECRQM is one entry in
+:data:`MODE_REPORTS`.
+
+What becomes of each query is logged as a :class:`Query`, and how each kind
+is answered is a :data:`Policy`: ``"answer"`` (at once), ``"ignore"`` (never)
+or a delay in seconds (the reply is still computed at the query's byte, and
+the caller sends it that much later), the same vocabulary as
+``spawn(cpr=...)``. Both are defined here, and ``_terminal.py`` exports them.
+
+Like the rest of the terminal, this module does no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Literal, NamedTuple
+
+from pyte import graphics as g
+from pyte import modes as mo
+from pyte.screens import Char
+
+from .screen import Protected, TermScreen
+
+
+class Request(NamedTuple):
+    """A query as the dispatcher recognised it: what an answer may read."""
+
+    kind: str
+    #: The whole request as the program sent it (``"\\x1b[?2004$p"``); its
+    #: printable form is what the log shows.
+    text: str
+    #: CSI parameters as numbers (empty ones are 0).
+    args: tuple[int, ...] = ()
+    #: The CSI private marker (``"?"``, ``">"``...), if any.
+    private: str = ""
+    #: The body of a string request (OSC, DCS), after its introducer.
+    body: str = ""
+    #: The string terminator (BEL or ``ESC \\``), which a reply repeats.
+    terminator: str = ""
+
+
+#: Computes a reply from the screen (as the bytes before the query left it)
+#: and the request; ``None``: termsim has no answer for that request.
+Answer = Callable[[TermScreen, Request], str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One entry of the table: what the query is, and how it is answered."""
+
+    #: What the query asks and what termsim replies; the part before the
+    #: first comma names the query in messages (``Query.describe()``).
+    description: str
+    answer: Answer
+
+
+FOREGROUND = "rgb:ffff/ffff/ffff"
+BACKGROUND = "rgb:0000/0000/0000"
+
+#: DEC private modes termsim implements (DECRQM reports their state; the
+#: dispatcher counts any other mode it is asked to set).
+KNOWN_PRIVATE_MODES = frozenset(
+    {1, 3, 4, 5, 6, 7, 9, 12, 25, 47, 1000, 1002, 1003, 1004, 1005, 1006, 1015, 1047,
+     1048, 1049, 2004, 2026}
+)
+#: Modes termsim knows of and does not offer, reported "permanently reset"
+#: (4) rather than "not recognised", so a program falls back at once:
+#: grapheme clustering (2027) and in-band resize reports (2048).
+UNOFFERED_PRIVATE_MODES = frozenset({2027, 2048})
+#: ANSI modes pyte implements: IRM (4) and LNM (20).
+KNOWN_ANSI_MODES = frozenset({mo.IRM, mo.LNM})
+
+
+def _tracked(key: int) -> Callable[[TermScreen], int]:
+    """DECRQM's state of a mode the screen keeps, by pyte's ``key`` for it
+    (a DEC private mode shifted left by 5, an ANSI mode as it is)."""
+    return lambda screen: 1 if key in screen.mode else 2
+
+
+#: How DECRQM reports each mode termsim knows, by (private?, mode): a
+#: function of the screen giving DECRQM's state (1 set, 2 reset, 3
+#: permanently set, 4 permanently reset). Any other mode is 0, not recognised.
+MODE_REPORTS: Mapping[tuple[bool, int], Callable[[TermScreen], int]] = {
+    **{(True, mode): _tracked(mode << 5) for mode in KNOWN_PRIVATE_MODES},
+    **{(True, mode): (lambda screen: 4) for mode in UNOFFERED_PRIVATE_MODES},
+    # Emulation(graphemes=True): clustering is always on, "permanently set".
+    (True, 2027): lambda screen: 3 if screen.graphemes else 4,
+    **{(False, mode): _tracked(mode) for mode in KNOWN_ANSI_MODES},
+}
+
+#: The xterm termsim answers as (XTVERSION, DA2): patch 398 (2025).
+XTERM_PATCH = 398
+
+
+def _cursor(screen: TermScreen) -> tuple[int, int]:
+    """The cursor as CPR reports it: 1-based row and column."""
+    # A pending wrap (cursor one past the last column) is reported as the
+    # last column, as xterm does; pyte reports columns+1.
+    x = min(screen.cursor.x, screen.columns - 1) + 1
+    y = screen.cursor.y + 1
+    if mo.DECOM in screen.mode and screen.margins is not None:
+        y -= screen.margins.top
+    return y, x
+
+
+def _cpr(screen: TermScreen, request: Request) -> str:
+    y, x = _cursor(screen)
+    return f"\x1b[{y};{x}R"
+
+
+def _decxcpr(screen: TermScreen, request: Request) -> str:
+    y, x = _cursor(screen)
+    return f"\x1b[?{y};{x};1R"
+
+
+def _window_size(screen: TermScreen, request: Request) -> str:
+    rows, cols = screen.lines, screen.columns  # pyte's counts
+    return f"\x1b[8;{rows};{cols}t"
+
+
+def _decrqm(screen: TermScreen, request: Request) -> str:
+    mode = request.args[0] if request.args else 0
+    report = MODE_REPORTS.get((request.private == "?", mode))
+    state = report(screen) if report is not None else 0
+    return f"\x1b[{request.private}{mode};{state}$y"
+
+
+def _pixels(code: int) -> Answer:
+    """XTWINOPS pixel sizes from the cell size: the text area (``CSI 14 t`` ->
+    4), the screen (15 -> 5, the same: a terminal in a test is all text
+    area), a cell (16 -> 6); and the screen in characters (19 -> 9)."""
+
+    def answer(screen: TermScreen, request: Request) -> str:
+        width, height = screen.cell_size
+        if code == 6:
+            return f"\x1b[6;{height};{width}t"
+        if code == 9:
+            return f"\x1b[9;{screen.lines};{screen.columns}t"
+        return f"\x1b[{code};{screen.lines * height};{screen.columns * width}t"
+
+    return answer
+
+
+def _xtversion(screen: TermScreen, request: Request) -> str | None:
+    if request.args not in ((), (0,)):
+        return None
+    return f"\x1bP>|XTerm({XTERM_PATCH})\x1b\\"
+
+
+#: SGR codes of the named colours pyte keeps, foreground (background: +10).
+_COLOUR_CODES = {
+    **{name: code for code, name in g.FG_ANSI.items() if name != "default"},
+    **{name: code for code, name in g.FG_AIXTERM.items()},
+}
+_PALETTE = {colour: index for index, colour in enumerate(g.FG_BG_256)}
+
+
+def _sgr_colour(colour: str, base: int) -> str | None:
+    if colour == "default":
+        return None
+    if colour in _COLOUR_CODES:
+        return str(_COLOUR_CODES[colour] + base - 30)
+    if colour in _PALETTE:
+        return f"{base + 8};5;{_PALETTE[colour]}"
+    try:
+        rgb = ";".join(str(int(colour[i:i + 2], 16)) for i in (0, 2, 4))
+    except ValueError:
+        return None
+    return f"{base + 8};2;{rgb}"
+
+
+def sgr_of(attrs: Char) -> str:
+    """The SGR parameters that set the pen ``attrs`` from a reset: what
+    DECRQSS reports for ``m``."""
+    codes = ["0"]
+    for flag, code in (("bold", "1"), ("italics", "3"), ("underscore", "4"), ("blink", "5"),
+                       ("reverse", "7"), ("strikethrough", "9")):
+        if getattr(attrs, flag):
+            codes.append(code)
+    codes += [c for c in (_sgr_colour(attrs.fg, 30), _sgr_colour(attrs.bg, 40)) if c]
+    return ";".join(codes)
+
+
+def _decrqss(screen: TermScreen, request: Request) -> str:
+    """DECRQSS: the setting asked for, as the control that would set it
+    (``DCS 1 $ r <control> ST``), or ``DCS 0 $ r ST`` for one termsim does
+    not report."""
+    setting = request.body[2:]
+    if setting == "m":
+        value = f"{sgr_of(screen.cursor.attrs)}m"
+    elif setting == "r":
+        top, bottom = (screen.margins.top, screen.margins.bottom) if screen.margins \
+            else (0, screen.lines - 1)
+        value = f"{top + 1};{bottom + 1}r"
+    elif setting == " q":
+        value = f"{screen.cursor_shape or 1} q"  # 0 is "the default": a blinking block
+    elif setting == '"q':
+        value = '1"q' if isinstance(screen.cursor.attrs, Protected) else '0"q'  # DECSCA
+    else:
+        return "\x1bP0$r\x1b\\"
+    return f"\x1bP1$r{value}\x1b\\"
+
+
+#: Terminfo (and termcap) names of the keys XTGETTCAP answers, and the key
+#: termsim sends for each (``_keys``), in keypad-transmit mode as terminfo
+#: describes them: ``kcuu1`` is ``ESC O A``. kf13-kf60 are F1-F12 with shift,
+#: ctrl, ctrl+shift and alt, as in xterm's terminfo.
+_TCAP_KEYS: Mapping[str, str] = {
+    **dict.fromkeys(("kcuu1", "ku"), "up"), **dict.fromkeys(("kcud1", "kd"), "down"),
+    **dict.fromkeys(("kcuf1", "kr"), "right"), **dict.fromkeys(("kcub1", "kl"), "left"),
+    **dict.fromkeys(("khome", "kh"), "home"), **dict.fromkeys(("kend", "@7"), "end"),
+    **dict.fromkeys(("kbs", "kb"), "backspace"), **dict.fromkeys(("kdch1", "kD"), "delete"),
+    **dict.fromkeys(("kich1", "kI"), "insert"), **dict.fromkeys(("knp", "kN"), "pagedown"),
+    **dict.fromkeys(("kpp", "kP"), "pageup"), **dict.fromkeys(("kcbt", "kB"), "shift+tab"),
+    **dict.fromkeys(("kDC", "*4"), "shift+delete"), **dict.fromkeys(("kEND", "*7"), "shift+end"),
+    **dict.fromkeys(("kHOM", "#2"), "shift+home"), **dict.fromkeys(("kIC", "#3"), "shift+insert"),
+    **dict.fromkeys(("kLFT", "#4"), "shift+left"), **dict.fromkeys(("kRIT", "%i"), "shift+right"),
+    **dict.fromkeys(("kNXT", "%c"), "shift+pagedown"),
+    **dict.fromkeys(("kPRV", "%e"), "shift+pageup"),
+    **{f"kf{n + 12 * i}": f"{mods}f{n}" for i, mods in enumerate(
+        ("", "shift+", "ctrl+", "ctrl+shift+", "alt+")) for n in range(1, 13)},
+    **{f"k{n % 10}": f"f{n}" for n in range(1, 11)}, "k;": "f10", "F1": "f11", "F2": "f12",
+}
+
+
+#: What xterm-256color's terminfo says of the keys termsim has no name for:
+#: the keypad in application mode, and the bracketed-paste brackets.
+_TCAP_STRINGS: Mapping[str, str] = {
+    **dict.fromkeys(("ka1", "K1"), "\x1bOw"), **dict.fromkeys(("ka3", "K3"), "\x1bOy"),
+    **dict.fromkeys(("kb2", "K2"), "\x1bOu"), **dict.fromkeys(("kc1", "K4"), "\x1bOq"),
+    **dict.fromkeys(("kc3", "K5"), "\x1bOs"), **dict.fromkeys(("kent", "@8"), "\x1bOM"),
+    "PS": "\x1b[200~", "PE": "\x1b[201~",
+}
+
+
+def tcap_value(name: str, screen: TermScreen) -> str | None:
+    """What XTGETTCAP answers for one capability name (None: unknown)."""
+    from .keys import key_bytes  # the one place that knows what each key sends
+
+    if name in ("TN", "name"):
+        return screen.term_name
+    if name in ("Co", "colors"):
+        return "256" if "256" in screen.term_name else "8"
+    if name in _TCAP_STRINGS:
+        return _TCAP_STRINGS[name]
+    key = _TCAP_KEYS.get(name)
+    if key is None:
+        return None
+    return key_bytes(key, application_cursor=True).decode()
+
+
+def _xtgettcap(screen: TermScreen, request: Request) -> str:
+    """XTGETTCAP: ``DCS 1 + r name=value;... ST`` (hex-encoded) when termsim
+    knows every name asked for, else ``DCS 0 + r name ST`` for the first it
+    does not (xterm stops there too)."""
+    pairs = []
+    for hexname in request.body[2:].split(";"):
+        try:
+            name = bytes.fromhex(hexname).decode() if hexname.isascii() else ""
+        except ValueError:
+            name = ""
+        value = tcap_value(name, screen) if name else None
+        if value is None:
+            return f"\x1bP0+r{hexname if name else ''}\x1b\\"
+        pairs.append(f"{hexname}={value.encode().hex().upper()}")
+    return f"\x1bP1+r{';'.join(pairs)}\x1b\\"
+
+
+#: XTQMODKEYS: xterm's defaults for the key modifier resources termsim
+#: follows (modifyCursorKeys and modifyFunctionKeys 2: ``ESC[1;2A``...).
+_MODIFY_KEYS = {0: 0, 1: 2, 2: 2, 4: 0}
+
+
+def _xtqmodkeys(screen: TermScreen, request: Request) -> str | None:
+    resource = request.args[0] if request.args else 0
+    value = _MODIFY_KEYS.get(resource)
+    return None if value is None else f"\x1b[>{resource};{value}m"
+
+
+def _always(reply: str) -> Answer:
+    """An answer that does not depend on the screen."""
+    return lambda screen, request: reply
+
+
+def _colour(code: str, colour: str) -> Answer:
+    """An OSC colour report, ended as the request was."""
+    return lambda screen, request: f"\x1b]{code};{colour}{request.terminator}"
+
+
+def _no_answer(screen: TermScreen, request: Request) -> None:
+    """termsim does not answer this kind (yet): logged as ``"unsupported"``."""
+    return None
+
+
+#: Every kind of query termsim recognises: kind -> description and answer.
+KINDS: Mapping[str, Kind] = {
+    "cpr": Kind("cursor position report, ESC[6n -> ESC[row;colR", _cpr),
+    "decxcpr": Kind("extended cursor position, ESC[?6n -> ESC[?row;col;1R", _decxcpr),
+    "dsr": Kind("device status, ESC[5n -> ESC[0n (ready)", _always("\x1b[0n")),
+    "da1": Kind(
+        "primary device attributes, ESC[c -> ESC[?62;22c (VT220, ANSI colour)",
+        _always("\x1b[?62;22c"),
+    ),
+    "da2": Kind(
+        f"secondary device attributes, ESC[>c -> ESC[>41;{XTERM_PATCH};0c (xterm, as a VT420)",
+        _always(f"\x1b[>41;{XTERM_PATCH};0c"),
+    ),
+    "window-size": Kind("text area size, ESC[18t -> ESC[8;rows;colst", _window_size),
+    "osc-fg": Kind(
+        "foreground colour, OSC 10;? -> OSC 10;rgb:ffff/ffff/ffff", _colour("10", FOREGROUND),
+    ),
+    "osc-bg": Kind(
+        "background colour, OSC 11;? -> OSC 11;rgb:0000/0000/0000", _colour("11", BACKGROUND),
+    ),
+    "osc-cursor": Kind(
+        "cursor colour, OSC 12;? -> OSC 12;rgb:ffff/ffff/ffff", _colour("12", FOREGROUND),
+    ),
+    "decrqm": Kind("mode report, ESC[?Ps$p -> ESC[?Ps;Pm$y", _decrqm),
+    "xtversion": Kind(
+        f"terminal name and version, ESC[>q -> DCS >|XTerm({XTERM_PATCH}) ST (XTVERSION)",
+        _xtversion,
+    ),
+    "decrqss": Kind(
+        "setting report, DCS $q Pt ST -> DCS 1$r <control> ST for SGR (m), margins (r), "
+        "cursor style ( q), protection (\"q) (DECRQSS)", _decrqss,
+    ),
+    "xtgettcap": Kind(
+        "terminfo capability, DCS +q <hex names> ST -> DCS 1+r name=value ST for the keys, "
+        "TN and Co (XTGETTCAP)", _xtgettcap,
+    ),
+    "xtwinops 14": Kind("text area size in pixels, ESC[14t -> ESC[4;height;widtht", _pixels(4)),
+    "xtwinops 15": Kind("screen size in pixels, ESC[15t -> ESC[5;height;widtht", _pixels(5)),
+    "xtwinops 16": Kind("character cell size in pixels, ESC[16t -> ESC[6;height;widtht",
+                        _pixels(6)),
+    "xtwinops 19": Kind("screen size in characters, ESC[19t -> ESC[9;rows;colst", _pixels(9)),
+    # Recognised and logged, not answered: a terminal that lacks the feature.
+    "da3": Kind("tertiary device attributes, ESC[=c (DA3: the unit id)", _no_answer),
+    "kitty-keyboard": Kind("kitty keyboard protocol flags, ESC[?u", _no_answer),
+    "xtqmodkeys": Kind(
+        "key modifier options, ESC[?Pp m -> ESC[>Pp;Pv m, xterm's defaults (XTQMODKEYS)",
+        _xtqmodkeys,
+    ),
+    "osc-palette": Kind("palette colour, OSC 4;c;?", _no_answer),
+    "dsr-other": Kind("other device status report, ESC[Psn (Ps not 5 or 6)", _no_answer),
+    "decdsr-other": Kind(
+        "other DEC device status report, ESC[?Psn (printer, keyboard, locator...)", _no_answer,
+    ),
+    "xtwinops 11": Kind("window state, ESC[11t (iconified or not)", _no_answer),
+    "xtwinops 13": Kind("window position, ESC[13t", _no_answer),
+    "xtwinops 20": Kind("icon label, ESC[20t", _no_answer),
+    "xtwinops 21": Kind("window title, ESC[21t", _no_answer),
+}
+
+#: The kinds of query termsim recognises, and what each asks and is answered.
+QUERY_KINDS: Mapping[str, str] = {kind: entry.description for kind, entry in KINDS.items()}
+
+
+#: How a kind of query is answered: ``"answer"`` (at once), ``"ignore"``
+#: (never, like a terminal without the feature), or a delay in seconds (the
+#: reply is computed at the query's offset and handed out by
+#: ``Terminal.take_deferred()`` for the caller to send that much later).
+Policy = Literal["answer", "ignore"] | float
+
+
+@dataclass
+class Query:
+    """A query the program sent, and what became of it."""
+
+    kind: str
+    #: The request as printable text, e.g. ``"ESC[6n"``.
+    request: str
+    #: Byte offset of the request's first byte in the program's output.
+    offset: int
+    #: The reply computed at that offset (``None`` when termsim has none).
+    reply: bytes | None
+    #: ``"answered"``, ``"ignored"`` (policy), ``"deferred"`` (reply not sent
+    #: yet), or ``"unsupported"`` (termsim has no answer for this kind).
+    status: str = "answered"
+    extra: dict[str, object] = field(default_factory=dict)
+    #: For a deferred query, the policy's delay: send ``reply`` this many
+    #: seconds after the query was read.
+    delay: float | None = None
+
+    @property
+    def unanswered(self) -> bool:
+        """The program is still owed (or was never given) an answer."""
+        return self.status != "answered"
+
+    def describe(self) -> str:
+        """One line for error messages: the request, its kind, where, its fate."""
+        what = QUERY_KINDS.get(self.kind, self.kind)
+        return f"{self.request} ({what.split(',')[0]}) at output byte {self.offset}: {self.status}"
+
+
+def printable(seq: str) -> str:
+    """``"\\x1b[6n"`` -> ``"ESC[6n"``: escape sequences as people write them."""
+    return seq.translate(_PRINTABLE)
+
+
+#: ``printable``'s table: ESC and BEL by name, other C0 and C1 controls and
+#: DEL as ``\xNN``.
+_PRINTABLE = {
+    **{code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7f, 0xa0))},
+    0x1b: "ESC", 0x07: "BEL",
+}
+
+
+def check_policy(kind: str, value: object) -> None:
+    """Raise ``ValueError`` unless ``value`` is a :data:`Policy` for a known ``kind``."""
+    if kind not in QUERY_KINDS:
+        raise ValueError(f"unknown query kind {kind!r}; known: {', '.join(QUERY_KINDS)}")
+    if value in ("answer", "ignore"):
+        return
+    if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < math.inf:
+        return
+    raise ValueError(
+        f'policy for query kind {kind!r} must be "answer", "ignore" or a delay in seconds '
+        f"(a finite number >= 0), not {value!r}"
+    )

@@ -1,0 +1,331 @@
+"""SGR (``CSI ... m``): what a colour or style sequence does to the pen.
+
+Theory of operation
+-------------------
+
+SGR is the commonest escape sequence there is: a test runner colours every
+dot, a prompt every segment, ``ls`` every name. pyte's
+``select_graphic_rendition`` rebuilds the cursor's ``Char`` code by code each
+time; here the same result costs, from the commonest case to the rarest:
+
+1. an identity check: the action the dispatcher caches for one whole
+   sequence (:class:`SgrAction`, in ``_Dispatch.sequences``) remembers the
+   attributes it last turned into others, so ``ESC[32m`` after ``ESC[0m``,
+   as in a test runner's dots, needs no key built or hashed;
+2. one lookup in a memo keyed by (attributes, parameters, DECSCNM);
+3. for attributes not seen with those parameters, one tuple built in C from
+   the fields the parameters set (:func:`_replaced`), which are memoised per
+   (parameters, DECSCNM);
+4. the first time parameters are seen, a parse (:func:`_sgr_params`, colon
+   sub-parameters included) and the port of pyte's rules
+   (:func:`_sgr_changes`).
+
+The result is exactly pyte's. The codes pyte drops (dim, conceal,
+overline...) are counted in ``Terminal.unknown`` on every use, so a
+sequence holding one is never memoised; nor is a 24-bit colour, which seldom
+comes twice. Both memos are bounded. The shortcuts are the hot path of
+``benchmarks/bench_feed.py``'s colour stream: keep them as they are.
+
+This module also reads CSI parameters as numbers (:func:`ints`), which SGR
+needs first and the dispatcher shares.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+
+from pyte import graphics as g
+from pyte import modes as mo
+from pyte.screens import Char
+
+from .screen import _BLANK, TermScreen
+
+MAX_PARAM = 65535
+#: Entries in each of the two memos.
+_MAX_MEMO = 4096
+#: Parameters that ``int`` reads as they are: no empty one, no colon, none
+#: above ``MAX_PARAM``.
+_PLAIN_PARAMS = re.compile(r"[0-9]{1,4}(?:;[0-9]{1,4})*")
+#: One 24-bit colour and nothing else (``Sgr.apply_true_colour``).
+_ONE_TRUE_COLOUR = re.compile(r"([34])8;2;([0-9]{1,4});([0-9]{1,4});([0-9]{1,4})")
+
+
+def ints(params: str) -> list[int]:
+    """CSI parameters as integers; empty ones are 0, sub-parameters dropped."""
+    if not params:
+        return []
+    if _PLAIN_PARAMS.fullmatch(params):
+        return list(map(int, params.split(";")))
+    out = []
+    for p in params.split(";"):
+        if ":" in p:
+            p = p.split(":", 1)[0]
+        out.append(min(int(p), MAX_PARAM) if p.isdigit() else 0)
+    return out
+
+
+def _sgr_params(params: str) -> tuple[int, ...]:
+    """SGR parameters, with colon sub-parameters (``38:2::r:g:b``) translated."""
+    if ":" not in params:
+        if _PLAIN_PARAMS.fullmatch(params):
+            return tuple(map(int, params.split(";")))
+        return tuple(ints(params))
+    out: list[int] = []
+    for p in params.split(";"):
+        if ":" not in p:
+            out.append(min(int(p), MAX_PARAM) if p.isdigit() else 0)
+            continue
+        sub = [min(int(s), MAX_PARAM) if s.isdigit() else 0 for s in p.split(":")]
+        head = sub[0]
+        if head in (38, 48) and len(sub) > 1:
+            if sub[1] == 5 and len(sub) >= 3:
+                out += [head, 5, sub[2]]
+            elif sub[1] == 2:
+                rgb = sub[-3:] if len(sub) >= 5 else [*sub[2:], 0, 0, 0][:3]
+                out += [head, 2, *rgb]
+        elif head == 58:
+            pass  # underline colour (58:2::r:g:b): not kept, and its numbers are no SGR
+        elif head == 4:
+            out.append(24 if len(sub) > 1 and sub[1] == 0 else 4)
+        else:
+            out.append(head)
+    return tuple(out)
+
+
+#: What one SGR code sets, as pyte's ``select_graphic_rendition`` does it:
+#: code -> (field of ``Char``, value). 0, 38 and 48 are apart; pyte drops
+#: every other code (dim, conceal, overline...), and termsim counts them.
+_SGR_FIELDS: dict[int, tuple[str, object]] = {
+    **{code: ("fg", colour) for code, colour in g.FG_ANSI.items()},
+    **{code: ("bg", colour) for code, colour in g.BG_ANSI.items()},
+    **{code: ("fg", colour) for code, colour in g.FG_AIXTERM.items()},
+    **{code: ("bg", colour) for code, colour in g.BG_AIXTERM.items()},
+    **{code: (name[1:], name[0] == "+") for code, name in g.TEXT.items()},
+}
+
+
+#: What SGR 0 sets: pyte's ``Screen.default_char``, without and with DECSCNM.
+_SGR_RESET = {
+    reverse: dict(Char(" ", "default", "default", reverse=reverse)._asdict())
+    for reverse in (False, True)
+}
+
+
+def _sgr_changes(
+    values: tuple[int, ...], reverse: bool,
+) -> tuple[dict[str, object], tuple[int, ...]]:
+    """The fields of ``Char`` that SGR ``values`` set, and their values:
+    exactly what pyte's ``select_graphic_rendition`` does (``reverse``: is
+    DECSCNM set), as a dict that can be memoised and applied to any
+    attributes; and the codes pyte drops (dim, conceal, overline...)."""
+    if not values or values == (0,):
+        return dict(_SGR_RESET[reverse]), ()
+    changes: dict[str, object] = {}
+    ignored: list[int] = []
+    i, n = 0, len(values)
+    while i < n:
+        code = values[i]
+        i += 1
+        field = _SGR_FIELDS.get(code)
+        if field is not None:
+            # Under DECSCNM a cell holds what is shown (screen reverse XOR
+            # SGR 7), so that leaving the mode gives every cell back.
+            changes[field[0]] = field[1] != reverse if field[0] == "reverse" else field[1]
+        elif code == 0:
+            changes.update(_SGR_RESET[reverse])
+        elif code not in (38, 48):
+            ignored.append(code)
+        elif i < n:
+            key = "fg" if code == 38 else "bg"
+            mode = values[i]
+            i += 1
+            if mode == 5 and i < n:
+                if values[i] < len(g.FG_BG_256):  # pyte skips other indexes
+                    changes[key] = g.FG_BG_256[values[i]]
+                i += 1
+            elif mode == 2 and i + 3 <= n:
+                changes[key] = "{:02x}{:02x}{:02x}".format(*values[i:i + 3])
+                i += 3
+            elif mode in (2, 5):
+                break  # pyte runs out of parameters and stops there
+    return changes, tuple(ignored)
+
+
+def true_colour(params: str) -> bool:
+    """Whether SGR parameters set a 24-bit colour. Such sequences seldom come
+    twice (gradients, images: 85% of them on the colour benchmark are
+    unique), so they are not memoised: that would cost more than it saves."""
+    return "8;2;" in params or "8:2:" in params
+
+
+def _one_true_colour(pen: Char, params: str) -> Char | None:
+    """The pen after ``CSI params m`` when the parameters are one 24-bit
+    colour and nothing else (``38;2;r;g;b``), read by one regular expression;
+    ``None`` for any other parameters."""
+    m = _ONE_TRUE_COLOUR.fullmatch(params)
+    if m is None:
+        return None
+    which, r, g, b = m.groups()
+    colour = f"{int(r):02x}{int(g):02x}{int(b):02x}"
+    return _replaced(pen, {"fg" if which == "3" else "bg": colour})
+
+
+def _replaced(attrs: Char, changes: Mapping[str, object]) -> Char:
+    """``attrs._replace(**changes)`` in one pass of C code (every new colour)."""
+    # type(attrs): a protected pen (DECSCA) stays protected.
+    return tuple.__new__(type(attrs), map(changes.get, Char._fields, attrs))
+
+
+class Sgr:
+    """SGR for one screen, with its memos; the dispatcher owns one, and
+    makes a :class:`SgrAction` of it for each SGR sequence.
+
+    ``unknown`` is the terminal's count of what it did not understand: the
+    codes pyte drops go there.
+    """
+
+    __slots__ = ("_memo", "_parsed", "_screen", "_unknown")
+
+    def __init__(self, screen: TermScreen, unknown: Counter[str]) -> None:
+        self._screen = screen
+        self._unknown = unknown
+        # (attributes, parameters, DECSCNM) -> new attributes.
+        self._memo: dict[tuple[Char, str, bool], Char] = {}
+        # (parameters, DECSCNM) -> (fields set, codes pyte drops).
+        self._parsed: dict[tuple[str, bool], tuple[dict[str, object], tuple[int, ...]]] = {}
+
+    def apply(self, params: str) -> bool:
+        """Apply ``CSI params m``; return whether the result may be reused.
+
+        Hot path: the new attributes are memoised per (attributes,
+        parameters), and what the parameters set per parameters alone, so
+        that a new colour costs one tuple built in C.
+        """
+        s = self._screen
+        cursor = s.cursor
+        cursor.attrs, ignored = self._next(cursor.attrs, params, mo.DECSCNM in s.mode)
+        if ignored:
+            unknown = self._unknown
+            for code in ignored:
+                unknown[f"SGR {code}"] += 1
+            return False
+        return not true_colour(params)
+
+    def apply_true_colour(self, params: str) -> None:
+        """Apply ``CSI params m`` for parameters that set a 24-bit colour.
+
+        Hot path (``colour.bin``: a new colour for every character): the
+        commonest form, one colour alone (``38;2;r;g;b``), is read by one
+        regular expression, with neither memo (the same colour seldom comes
+        twice) nor the general parse; anything else takes :meth:`apply`.
+        """
+        cursor = self._screen.cursor
+        attrs = _one_true_colour(cursor.attrs, params)
+        if attrs is None:
+            self.apply(params)
+        else:
+            cursor.attrs = attrs
+
+    def after(self, pen: Char, params: str) -> Char:
+        """The pen ``CSI params m`` makes of ``pen``, outside DECSCNM,
+        counting nothing (the caller counts :meth:`ignored`): a row kept as
+        coloured text (``_styled.py``) is drawn with it, later, without the
+        screen."""
+        if params in ("", "0") and type(pen) is Char:
+            return _BLANK  # as SgrAction
+        attrs = _one_true_colour(pen, params)
+        return self._next(pen, params, False)[0] if attrs is None else attrs
+
+    def _next(self, pen: Char, params: str, reverse: bool) -> tuple[Char, tuple[int, ...]]:
+        """The pen after ``CSI params m`` (``reverse``: DECSCNM is set), and
+        the codes in it pyte drops. A result is memoised only when it holds
+        no such code (``apply`` counts them at every use, on a miss) and no
+        24-bit colour (seldom met twice)."""
+        key = (pen, params, reverse)
+        memo = self._memo
+        attrs = memo.get(key)
+        if attrs is not None:
+            return attrs, ()
+        changes, ignored = self._parse(params, reverse)
+        attrs = _replaced(pen, changes)
+        if not ignored and not true_colour(params):
+            if len(memo) >= _MAX_MEMO:
+                memo.clear()
+            memo[key] = attrs
+        return attrs, ignored
+
+    def ignored(self, params: str) -> tuple[int, ...]:
+        """The codes of ``CSI params m`` that pyte drops, which applying it
+        counts in ``Terminal.unknown``."""
+        if _ONE_TRUE_COLOUR.fullmatch(params):
+            return ()
+        return self._parse(params, False)[1]
+
+    def _parse(self, params: str, reverse: bool) -> tuple[dict[str, object], tuple[int, ...]]:
+        """What SGR ``params`` set, and the codes among them pyte drops."""
+        key = (params, reverse)
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            values = _sgr_params(params)
+            # Parameters that all were dropped (``58:2::1:2:3``) change
+            # nothing; an empty ``CSI m`` is SGR 0.
+            reset = values or not params
+            parsed = _sgr_changes(values, reverse) if reset else ({}, ())
+            if not true_colour(params):
+                if len(self._parsed) >= _MAX_MEMO:
+                    self._parsed.clear()
+                self._parsed[key] = parsed
+        return parsed
+
+
+class SgrAction:
+    """The action ``_Dispatch.sequences`` keeps for one SGR sequence.
+
+    It remembers the attributes it last turned into others, so that the same
+    sequence in the same context (``ESC[32m`` after ``ESC[0m``, as in a
+    test runner's dots) costs an identity check: no key to build or hash.
+    The dispatcher builds one directly, with no factory in between: a 24-bit
+    colour, never cached, builds one each time. Hot path:
+    ``benchmarks/bench_feed.py``, the colour stream.
+    """
+
+    __slots__ = ("_after", "_before", "_params", "_reset", "_screen", "_sgr")
+
+    def __init__(self, sgr: Sgr, params: str) -> None:
+        self._sgr = sgr
+        self._screen = sgr._screen
+        self._params = params
+        self._before: Char | None = None
+        self._after: Char | None = None
+        #: SGR 0 gives the same pen whatever came before (an unprotected one
+        #: outside DECSCNM), so it needs no memo entry per former pen.
+        self._reset = params in ("", "0")
+
+    def wipes(self) -> bool:
+        """Whether this sequence begins with SGR 0, so that the SGR before
+        it, if nothing reads the pen in between, changes nothing
+        (``_Dispatch.fuse`` leaves that one out: prompt_toolkit ends a frame
+        with ``ESC[0m`` and begins the next with it)."""
+        values = _sgr_params(self._params)
+        return values[0] == 0 if values else not self._params
+
+    def counted(self) -> bool:
+        """Whether applying it counts codes in ``Terminal.unknown``."""
+        return bool(self._sgr.ignored(self._params))
+
+    def __call__(self) -> None:
+        s = self._screen
+        cursor = s.cursor
+        before = cursor.attrs
+        if before is self._before and mo.DECSCNM not in s.mode:
+            cursor.attrs = self._after  # type: ignore[assignment]
+            return
+        if self._reset and type(before) is Char and mo.DECSCNM not in s.mode:
+            cursor.attrs = _BLANK  # shared: its glyphs are found by identity
+            return
+        if self._sgr.apply(self._params) and mo.DECSCNM not in s.mode:
+            self._before, self._after = before, cursor.attrs
+        else:
+            self._before = None

@@ -1,0 +1,274 @@
+"""The API a test drives, shared by live sessions and replays.
+
+Waiting, typing, pressing and sending read the same in both: only how input
+reaches the program (a PTY write, or a check against the recorded input) and
+where time comes from differ, and those are the subclass's ``_send_input``
+and the engine's source. Everything that happens in a session passes through
+:meth:`Driver._emit` as a :mod:`termsim.events` value, to the recorder and to
+any listener.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from types import TracebackType
+from typing import Self
+
+from ..emulator.keys import key_bytes
+from ..emulator.mouse import Mouse
+from ..emulator.region import Region
+from ..emulator.snapshot import Snapshot
+from ..emulator.terminal import Terminal
+from ..errors import ArgumentError, surface, warn
+from ..events import Event, Note, Warned, stamp
+from ..recording.redact import REDACTED
+from .engine import Engine, Mark
+from .predicates import PredicateLike
+from .screentext import Mask
+
+#: Called with every event of a session, in order.
+Listener = Callable[[Event], None]
+
+
+class Driver(ABC):
+    """What :func:`termsim.spawn` and :func:`termsim.replay` give a test.
+
+    Use it as an async context manager; leaving the block closes the
+    session (a live one ends its whole process tree).
+    """
+
+    terminal: Terminal
+    engine: Engine
+
+    def __init__(self, *, timeout: float = 10.0, stall: float | None = None) -> None:
+        #: How long a wait waits when it does not say (``wait_for(timeout=)``).
+        self.timeout = timeout
+        #: The session's default ``stall=`` for waits (None: waits never stall).
+        self.stall = stall
+        #: Warnings about how the test drove the program (keys sent while the
+        #: terminal was cooked, ...), oldest first.
+        self.warnings: list[str] = []
+        #: Called with every :mod:`termsim.events` value of the session, in
+        #: order: output as read, inputs, replies, waits, the exit...
+        self.listeners: list[Listener] = []
+        self._marks = 0
+
+    def _emit(self, event: Event) -> None:
+        for listener in self.listeners:
+            listener(event)
+
+    def _now(self) -> float:
+        return stamp(self.engine.source.now())
+
+    def _mark(self, label: str, *, tracked: bool = False) -> Mark:
+        """The mark of the input (or resize) about to go out. ``tracked``: the
+        program's reading of it is watched (it counts from that read, not
+        from the write)."""
+        self._marks += 1
+        mark = Mark(self._marks, self.terminal.generation, self._now(), self.engine.scrub(label))
+        self.engine.input_sent(mark, tracked=tracked)
+        return mark
+
+    def _warn(self, message: str) -> None:
+        message = self.engine.scrub(message)
+        self.warnings.append(message)
+        self._emit(Warned(self._now(), message))
+        warn(message)  # last: under -W error it raises
+
+    @abstractmethod
+    async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
+        """Deliver one input; return its mark."""
+
+    @abstractmethod
+    async def resize(self, cols: int, rows: int) -> Mark:
+        """Resize the screen (and the PTY: the program gets SIGWINCH)."""
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Close the session; safe to call twice, and under cancellation."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+    def note(self, label: str) -> None:
+        """Put a labelled marker in the session (and its recording)."""
+        self._emit(Note(self._now(), str(label)))
+
+    # -- waiting --------------------------------------------------------------------------
+
+    @property
+    def screen(self) -> Snapshot:
+        """The screen now."""
+        return self.engine.snapshot()
+
+    @surface
+    async def wait_for(
+        self, predicate: PredicateLike, *, timeout: float | None = None,
+        since: Mark | None = None, stall: float | None = None,
+    ) -> Snapshot:
+        """Wait until a settled screen matches; return the snapshot that matched.
+
+        ``since=mark`` counts only screens the program drew after it read the
+        input that returned ``mark`` (see the README: "Waits that cannot be
+        fooled"). ``timeout`` defaults to the session's. ``stall=seconds``
+        (default: the session's) gives up early, with :class:`Stalled`, once
+        the program has sat reading keys, printing nothing, that long.
+        Raises :class:`WaitTimeout` (showing the screen), or
+        :class:`ProcessExited` at once if the program exits first.
+        """
+        __tracebackhide__ = True
+        return await self.engine.wait_for(
+            predicate, timeout=self.timeout if timeout is None else timeout, since=since,
+            stall=self.stall if stall is None else stall,
+        )
+
+    @surface
+    async def expect_screen(
+        self, expected: str | None = None, *, golden: str | os.PathLike[str] | None = None,
+        since: Mark | None = None, timeout: float | None = None, region: Region | None = None,
+        mask: Mask | Sequence[Mask] = (), styles: bool | None = None,
+        cursor: bool | None = None,
+    ) -> Snapshot:
+        """Wait until the screen looks like ``expected``, or like the golden
+        file ``golden`` (a name, kept next to the test by the pytest plugin,
+        or a path); return the snapshot that matched.
+
+        The assertion is the wait (no separate wait, no race), on settled
+        screens drawn after ``since``. ``region``: compare only that part.
+        ``mask``: regions or regexes whose cells are written ``░`` (a clock,
+        a timing, a temp path). ``styles``: compare colours and attributes
+        too (default: if the expectation has them). ``cursor``: compare
+        where the cursor is (default: if the expectation says).
+        Raises :class:`ScreenMismatch` with both screens side by side, or
+        :class:`GoldenMissing`; ``pytest --termsim-update`` writes goldens.
+        """
+        __tracebackhide__ = True
+        from .expect import expect_screen
+
+        return await expect_screen(self, expected, golden=golden, since=since,
+                                   timeout=timeout, region=region, mask=mask, styles=styles,
+                                   cursor=cursor)
+
+    @surface
+    async def wait_exit(self, timeout: float | None = None) -> int | None:
+        """Wait for the program to exit; its status, negative for a signal
+        (``None`` when the status could not be known)."""
+        __tracebackhide__ = True
+        return await self.engine.wait_exit(timeout=self.timeout if timeout is None else timeout)
+
+    def transcript(self, since: Mark | None = None) -> str:
+        """The text drawn after ``since`` was written (everything without it),
+        in reading order: the rows that scrolled off the top (the last 1,000),
+        then the screen, with no escape sequences. For a reply longer than
+        the screen. In a wait, ``Region.transcript()`` reads the same text."""
+        return self.engine.transcript(since)
+
+    def input_ready(self) -> bool | None:
+        """Whether the program reads keys in raw mode right now (None: unknown).
+        :class:`~termsim.InputReady` waits for it."""
+        return self.engine.source.input_ready()
+
+    def silent_for(self) -> float | None:
+        """Seconds since the program last printed (None: it never did)."""
+        return self.engine.silent_for()
+
+    @property
+    def exit_status(self) -> int | None:
+        """The program's exit status once it exited (negative for a signal), else None."""
+        return self.engine.exit_status
+
+    # -- input ------------------------------------------------------------------------------
+
+    @surface
+    async def type(self, text: str, *, secret: bool = False) -> Mark:
+        """Type text, in one write. A trailing newline is Enter, pressed after
+        the text, so ``type("ls\n")`` runs ``ls``. Other newlines: when the
+        program enabled bracketed paste (mode 2004), the text goes as one
+        paste and they stay newlines in it (a multi-line paste is not run
+        line by line); otherwise each is an Enter. ``secret=True``: the text
+        never appears in errors, logs or recordings."""
+        text = text.replace("\r\n", "\n")
+        body, enter = (text[:-1], True) if text.endswith("\n") else (text, False)
+        if self.terminal.modes.bracketed_paste and "\n" in body:
+            data = b"\x1b[200~" + body.encode() + b"\x1b[201~"
+            how = "pasted"
+        else:
+            data = body.replace("\n", "\r").encode()
+            how = "typed"
+        if enter:
+            data += b"\r"
+        shown = REDACTED if secret else _short(body)
+        label = f"{how} {shown}" + (" + enter" if enter else "")
+        return await self._send_input(data, label, keys=True, secret=secret)
+
+    @surface
+    async def press(self, *keys: str) -> Mark:
+        """Press keys by name (``"enter"``, ``"ctrl+d"``, ``"down"``...), each in
+        one write. After Escape the next key waits ``escape_delay`` so the
+        program reads two keys, not Alt+key (prompt_toolkit waits 0.5 s)."""
+        if not keys:
+            raise ArgumentError("press() needs at least one key")
+        cursor_mode = self.terminal.modes.application_cursor
+        encoded = [key_bytes(k, application_cursor=cursor_mode) for k in keys]
+        mark: Mark | None = None
+        for name, data in zip(keys, encoded, strict=True):
+            mark = await self._send_input(data, f"key {name}", keys=True, secret=False)
+        assert mark is not None
+        return mark
+
+    @surface
+    async def click(self, row: int, col: int, button: str = "left", *,
+                    modifiers: Sequence[str] = (), count: int = 1) -> Mark:
+        """Click a cell (0-based, like every row and column in termsim): a
+        press and a release, encoded in the mouse mode and encoding the
+        program enabled. ``count=2`` double-clicks; ``modifiers``: any of
+        ``"shift"``, ``"alt"``, ``"ctrl"``. Raises :class:`MouseOff` when
+        the program enabled no mouse reporting."""
+        data = self._mouse().click(row, col, button, modifiers, count)
+        times = f" x{count}" if count > 1 else ""
+        return await self._send_input(data, f"click {button}{times} at row {row}, col {col}",
+                                      keys=True, secret=False)
+
+    @surface
+    async def scroll(self, row: int, col: int, lines: int, *,
+                     modifiers: Sequence[str] = ()) -> Mark:
+        """Turn the wheel over a cell: ``lines`` > 0 scrolls down, < 0 up,
+        one wheel report per line."""
+        data = self._mouse().scroll(row, col, lines, modifiers)
+        way = "down" if lines > 0 else "up"
+        return await self._send_input(data, f"scroll {way} {abs(lines)} at row {row}, col {col}",
+                                      keys=True, secret=False)
+
+    @surface
+    async def drag(self, start: tuple[int, int], end: tuple[int, int], button: str = "left", *,
+                   modifiers: Sequence[str] = ()) -> Mark:
+        """Press at ``start`` (row, col), move to ``end`` cell by cell (the
+        moves are reported when the program asked for motion, ``?1002h``
+        or ``?1003h``), release there."""
+        data = self._mouse().drag(start, end, button, modifiers)
+        return await self._send_input(data, f"drag {button} from {start} to {end}", keys=True,
+                                      secret=False)
+
+    def _mouse(self) -> Mouse:
+        terminal = self.terminal
+        return Mouse(terminal.modes, terminal.cols, terminal.rows)
+
+    @surface
+    async def send(self, data: bytes, *, secret: bool = False) -> Mark:
+        """Send raw bytes, exactly as given."""
+        label = f"bytes {REDACTED}" if secret else f"bytes {_short(data)}"
+        return await self._send_input(bytes(data), label, keys=False, secret=secret)
+
+
+def _short(value: str | bytes, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"

@@ -1,0 +1,202 @@
+"""``expect_screen()``: wait until the screen looks like an expectation.
+
+Like Playwright's ``expect``, the assertion is the wait: it is one more
+predicate for the engine (:class:`ScreenIs`), evaluated on each settled
+screen (drawn after ``since``), so it can neither race the program nor pass
+on a stale screen, on a live session or a replay alike.
+
+The expectation is a text (``_screentext``) given in the test or kept in a
+golden file. With goldens being updated (``--termsim-update``,
+``TERMSIM_UPDATE=1``) a golden that still matches is left alone; otherwise
+the screen is taken once it has stayed the same, as the golden would be
+written (so with masks applied: a clock ticking under a mask does not
+count), for :data:`UPDATE_QUIET` seconds after ``since``, on the session's
+clock, so a replay of the same recording writes the same file, byte for
+byte.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..emulator.region import Region
+from ..emulator.snapshot import Snapshot
+from ..errors import ArgumentError, GoldenMissing, shown_path
+from ..events import ScreenCompared, stamp
+from . import settings as _hooks
+from .failures import ScreenMismatch, WaitTimeout
+from .predicates import Context, Predicate
+from .screentext import Mask, Options, ScreenText, diff, matches, options_for, parse, render
+
+if TYPE_CHECKING:
+    from .driver import Driver
+    from .engine import Mark
+
+#: Updating a golden that no longer matches: how long the screen (as the
+#: golden would be written) must stay the same before it is written.
+UPDATE_QUIET = 0.5
+
+
+class ScreenIs(Predicate):
+    """The screen (or a region of it), written as text, equals ``expected``."""
+
+    def __init__(self, expected: ScreenText, options: Options, name: str) -> None:
+        self.expected = expected
+        self.options = options
+        self.name = name
+
+    def __call__(self, snap: Snapshot) -> bool:
+        return matches(self.expected, render(snap, self.options))
+
+    def describe(self) -> str:
+        return self.name
+
+    def explain(self, snap: Snapshot) -> str:
+        return ""  # the mismatch error shows the whole difference
+
+    def misfit(self, cols: int, rows: int) -> str | None:
+        region = self.options.region
+        return None if region is None else region.misfit(cols, rows)
+
+
+class Steady(Predicate):
+    """The screen, written with ``options`` (masks applied), has not changed
+    for ``seconds`` on the session's clock: what a golden is taken from."""
+
+    def __init__(self, options: Options, seconds: float, path: str) -> None:
+        self.options = options
+        self.seconds = seconds
+        self.path = path
+        self._text: str | None = None
+        self._since = 0.0
+
+    def fresh(self) -> Predicate:
+        return Steady(self.options, self.seconds, self.path)
+
+    def __call__(self, snap: Snapshot) -> bool:
+        raise TypeError("Steady() needs the session's clock: use it in wait_for()")
+
+    def check(self, snap: Snapshot, ctx: Context) -> bool:
+        text = render(snap, self.options).text()
+        if text != self._text:
+            self._text, self._since = text, ctx.now
+        return ctx.now >= self._since + self.seconds
+
+    def wake_at(self, ctx: Context) -> float | None:
+        # Before the first look, a time all the same: the engine only re-checks
+        # an unchanged screen for predicates that have one.
+        return (ctx.now if self._text is None else self._since) + self.seconds
+
+    def describe(self) -> str:
+        return f"a screen that stays the same for {self.seconds:g} s, to write {self.path}"
+
+
+def _masks(mask: Mask | Sequence[Mask]) -> tuple[Mask, ...]:
+    if isinstance(mask, Region | re.Pattern | str):
+        return (mask,)
+    return tuple(mask)
+
+
+async def expect_screen(
+    driver: Driver, expected: str | None, *, golden: str | os.PathLike[str] | None,
+    since: Mark | None, timeout: float | None, region: Region | None,
+    mask: Mask | Sequence[Mask], styles: bool | None, cursor: bool | None,
+) -> Snapshot:
+    __tracebackhide__ = True
+    if (expected is None) == (golden is None):
+        raise ArgumentError("expect_screen() takes the expected screen or golden=, one of them")
+    masks = _masks(mask)
+    path = None
+    if golden is not None:
+        path = _hooks.golden_path(golden)
+        if path is None:
+            raise ArgumentError(
+                f"golden={os.fspath(golden)!r} is a name, and names are resolved by the pytest "
+                "plugin (or termsim.golden_screens()); outside them give a path")
+        text = _read(path)
+        if _hooks.updating_goldens():
+            return await _update(driver, path, text, since=since, timeout=timeout,
+                                 region=region, mask=masks, styles=styles, cursor=cursor)
+        if text is None:
+            options = Options(region, masks, bool(styles), cursor is not False)
+            snap = await driver.wait_for(Steady(options, UPDATE_QUIET, path), since=since,
+                                         timeout=timeout)
+            _hooks.golden_used(path, "missing")
+            raise GoldenMissing(path, driver.engine.scrub(render(snap, options).text()))
+    else:
+        text = expected
+    assert text is not None
+    wanted = parse(text)
+    if not wanted.rows and wanted.header is None:
+        raise ArgumentError("the expected screen is empty")
+    options = options_for(wanted, region, masks, styles, cursor)
+    name = f"the screen in {shown_path(path)}" if path is not None else \
+        f"the expected screen ({len(wanted.rows)} rows)"
+    predicate = ScreenIs(wanted, options, name)
+    # The wait starts before the first await in wait_for: its id is the next one.
+    wait_id = driver.engine.waits_started + 1
+    try:
+        snap = await driver.wait_for(predicate, since=since, timeout=timeout)
+    except WaitTimeout as exc:
+        if path is not None:
+            _hooks.golden_used(path, "differs")
+        actual = render(exc.snapshot, options)
+        _compared(driver, wait_id, wanted, actual, path)
+        raise ScreenMismatch(exc, expected=wanted.text(), actual=actual.text(),
+                             diff=diff(wanted, actual), golden=path) from None
+    _compared(driver, wait_id, wanted, render(snap, options), path)
+    if path is not None:
+        _hooks.golden_used(path, "matched")
+    return snap
+
+
+def _compared(driver: Driver, wait_id: int, wanted: ScreenText, actual: ScreenText,
+              path: str | None) -> None:
+    """Put both screens in the session's events, for the recording and its report."""
+    driver._emit(ScreenCompared(stamp(driver.engine.source.now()), wait_id, wanted.text(),
+                                actual.text(), path))
+
+
+async def _update(
+    driver: Driver, path: str, text: str | None, *, since: Mark | None,
+    timeout: float | None, region: Region | None, mask: tuple[Mask, ...],
+    styles: bool | None, cursor: bool | None,
+) -> Snapshot:
+    """Keep a golden that still matches; else write the screen once steady."""
+    target: ScreenIs | None = None
+    if text is not None:
+        wanted = parse(text)
+        target = ScreenIs(wanted, options_for(wanted, region, mask, styles, cursor), path)
+        if styles is None:
+            styles = wanted.styles
+    options = Options(region, mask, bool(styles), cursor is not False)
+    steady = Steady(options, UPDATE_QUIET, path)
+    snap = await driver.wait_for(steady if target is None else target | steady, since=since,
+                                 timeout=timeout)
+    if target is not None and target(snap):
+        _hooks.golden_used(path, "matched")
+        return snap
+    written = render(snap, options).text()
+    _write(path, driver.engine.scrub(written))
+    _hooks.golden_used(path, "written" if text is None else "updated")
+    return snap
+
+
+# Goldens are a few kilobytes: read and written in one go, like the recorder's writes.
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def _write(path: str, text: str) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)

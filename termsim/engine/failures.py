@@ -1,0 +1,156 @@
+"""The failures of a wait, carrying what the test needs to see why.
+
+These errors hold a :class:`~termsim.Snapshot`, the :class:`~termsim.Predicate`
+that was awaited and the queries left unanswered, so they live with the engine
+that raises them; :mod:`termsim.errors` keeps the errors that carry plain data
+and that every layer may raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import Scrub, TermsimError, _indent, _same, describe_status, shown_path
+
+if TYPE_CHECKING:
+    from ..emulator.snapshot import Snapshot
+    from ..emulator.terminal import Query
+    from .predicates import Predicate
+
+
+class WaitTimeout(TermsimError, TimeoutError):
+    """A wait ran out of time: the screen never matched what was awaited."""
+
+    def __init__(
+        self, *, awaited: str, timeout: float, snapshot: Snapshot, silent_for: float | None,
+        predicate: Predicate | None = None, unanswered: Sequence[Query] = (),
+        explanation: str = "", since: str = "", recording: str | None = None,
+        unknown: dict[str, int] | None = None, film: str = "",
+        notes: Sequence[str] = (), stalled_for: float | None = None, scrub: Scrub = _same,
+    ) -> None:
+        # Text fields are redacted (they end up in CI logs); ``snapshot`` and
+        # ``predicate`` are the test's own objects, left as they are.
+        awaited, explanation, since, film = (scrub(s) for s in (awaited, explanation, since, film))
+        notes = [scrub(n) for n in notes]
+        self.awaited = awaited
+        self.timeout = timeout
+        self.snapshot = snapshot
+        self.silent_for = silent_for
+        self.predicate = predicate
+        self.unanswered = list(unanswered)
+        self.explanation = explanation
+        self.since = since
+        self.recording = recording
+        self.unknown = dict(unknown or {})
+        #: The last screens before the failure, with the inputs between them.
+        self.film = film
+        #: Near misses: what almost matched, and when (see ``_nearmiss``).
+        self.notes = list(notes)
+        #: For :class:`Stalled`: how long the program had sat reading keys.
+        self.stalled_for = stalled_for
+        self._scrub = scrub
+        super().__init__(self._message())
+
+    def _head(self) -> str:
+        return f"timed out after {self.timeout:g} s waiting for {self.awaited}"
+
+    def _message(self) -> str:
+        lines = [self._head()]
+        if self.since:
+            lines.append(f"  counting only screens drawn after {self.since}")
+        if self.explanation:
+            lines.append(f"  instead: {self.explanation}")
+        lines += [f"  {note}" for note in self.notes]
+        if self.silent_for is None:
+            lines.append("  the program printed nothing at all")
+        else:
+            lines.append(f"  the program has been silent for {self.silent_for:.2f} s")
+        if self.unanswered:
+            lines.append("  queries still unanswered:")
+            lines += [f"    {q.describe()}" for q in self.unanswered[-5:]]
+        if self.unknown:
+            seen = ", ".join(f"{k} x{v}" for k, v in sorted(self.unknown.items()))
+            lines.append(f"  sequences termsim did not understand: {seen}")
+        if self.recording:
+            lines.append(f"  recording: {shown_path(self.recording)}")
+        screen = self._screen()
+        if self.film:
+            lines.append(self.film)
+            if screen:
+                lines.append("  the screen at the end:")
+        if screen:
+            lines.append(_indent(screen))
+        return "\n".join(lines)
+
+    def _screen(self) -> str:
+        return self._scrub(self.snapshot.render())
+
+
+class Stalled(WaitTimeout):
+    """A wait gave up early: the program sat in raw mode reading keys, printing
+    nothing and owed no answer, for the wait's ``stall`` seconds. Nothing
+    would have changed by waiting longer."""
+
+    def _head(self) -> str:
+        return (f"stalled waiting for {self.awaited}: the program is waiting for input; "
+                f"nothing changed for {self.stalled_for or 0.0:.1f} s")
+
+
+class ScreenMismatch(WaitTimeout):
+    """``expect_screen()`` ran out of time: the screen never looked like the
+    expectation. The message shows both, side by side, the differing cells
+    marked; ``expected`` and ``actual`` are the two texts, ``golden`` the
+    file the expectation came from (if any)."""
+
+    def __init__(self, cause: WaitTimeout, *, expected: str, actual: str, diff: str,
+                 golden: str | None) -> None:
+        self.expected = expected
+        self.actual = actual
+        self.diff = diff
+        self.golden = golden
+        self.stalled = isinstance(cause, Stalled)
+        super().__init__(
+            awaited=cause.awaited, timeout=cause.timeout, snapshot=cause.snapshot,
+            silent_for=cause.silent_for, predicate=cause.predicate,
+            unanswered=cause.unanswered, since=cause.since, recording=cause.recording,
+            unknown=cause.unknown, film=cause.film, notes=cause.notes,
+            stalled_for=cause.stalled_for, scrub=cause._scrub,
+        )
+
+    def _head(self) -> str:
+        how = (f"the program is waiting for input, nothing changed for "
+               f"{self.stalled_for or 0.0:.1f} s" if self.stalled
+               else f"timed out after {self.timeout:g} s")
+        return f"the screen never matched {self.awaited} ({how}):\n{self._scrub(self.diff)}"
+
+    def _screen(self) -> str:
+        return ""  # the diff shows it
+
+
+class ProcessExited(TermsimError):
+    """The program exited while a wait was pending (or before it began)."""
+
+    def __init__(
+        self, *, status: int | None, snapshot: Snapshot, awaited: str | None = None,
+        predicate: Predicate | None = None, recording: str | None = None, film: str = "",
+        scrub: Scrub = _same,
+    ) -> None:
+        awaited = None if awaited is None else scrub(awaited)
+        film = scrub(film)
+        self.status = status
+        self.film = film
+        self.snapshot = snapshot
+        self.awaited = awaited
+        self.predicate = predicate
+        self.recording = recording
+        head = f"the program exited ({describe_status(status)})"
+        if awaited:
+            head += f" while waiting for {awaited}"
+        body = [head]
+        if recording:
+            body.append(f"  recording: {shown_path(recording)}")
+        if film:
+            body += [film, "  the screen at the end:"]
+        body.append(_indent(scrub(snapshot.render())))
+        super().__init__("\n".join(body))

@@ -1,0 +1,137 @@
+"""Recorded events to screens: the one way an event changes a Terminal.
+
+:func:`apply_to_terminal` is the single place that says what each event does
+to a :class:`~termsim.Terminal`: output is fed, a resize resizes, a reply
+marks the oldest deferred query answered (that is when the live session sent
+it); nothing else touches the screen. The waiting engine (live and replayed
+sessions), :class:`Playback` (the CLI, the HTML report, the pytest plugin)
+all go through it, so they all see the same screens.
+
+:class:`Playback` walks a recording once and answers "what was on the screen
+at t": the screen at a time, a terminal at a time (for its query log and
+unknown-sequence counts), or evenly spaced frames for a timeline.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from ..emulator.emulation import Emulation
+from ..emulator.snapshot import Snapshot
+from ..emulator.terminal import QUERY_KINDS, Policy, Terminal
+from ..events import Event, Output, Reply, Resize
+from ..recording.format import Recording
+
+
+def apply_to_terminal(terminal: Terminal, event: Event) -> bytes:
+    """Apply ``event`` to ``terminal``; return the replies the terminal owes.
+
+    Only output, resizes and replies change a terminal; every other event
+    leaves it alone.
+    """
+    match event:
+        case Output(data=data):
+            return terminal.feed(data)
+        case Resize(cols=cols, rows=rows):
+            terminal.resize(cols, rows)
+        case Reply(data=data):
+            terminal.deferred_answered(data)
+        case _:
+            pass
+    return b""
+
+
+def recorded_policy(header: Mapping[str, object]) -> dict[str, Policy]:
+    """The query policy a recording's header says the live terminal had.
+
+    1.0 files wrote ``"defer"`` for a delayed answer; its delay does not
+    matter offline (the recorded reply events say when it was sent).
+    """
+    raw = header.get("policy")
+    out: dict[str, Policy] = {}
+    if not isinstance(raw, dict):
+        return out
+    for kind, value in raw.items():
+        if kind not in QUERY_KINDS:
+            continue
+        if value in ("answer", "ignore"):
+            out[kind] = value
+        elif value == "defer":
+            out[kind] = 0.0
+        elif isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            out[kind] = float(value)
+    return out
+
+
+def terminal_for(recording: Recording) -> Terminal:
+    """An empty terminal of the recording's size, answering as the live one did."""
+    header = recording.header
+    cell = header.get("cell_size")
+    cell_size = (int(cell[0]), int(cell[1])) if isinstance(cell, list) and len(cell) == 2 \
+        else (10, 20)
+    return Terminal(recording.cols, recording.rows, policy=recorded_policy(header),
+                    cell_size=cell_size, term=str(header.get("term") or "xterm-256color"),
+                    emulation=Emulation.from_header(header.get("emulation")))
+
+
+class Playback:
+    """The screens of a recording.
+
+    ``Playback("session.tsr").screen_at(2.5)`` is the screen 2.5 s into the
+    session, exactly as the live session's terminal had it (the same
+    :func:`apply_to_terminal`). Asking for increasing times walks the
+    recording once.
+    """
+
+    def __init__(self, recording: Recording | str | os.PathLike[str]) -> None:
+        self.recording = recording if isinstance(recording, Recording) \
+            else Recording.open(recording)
+        self._terminal = terminal_for(self.recording)
+        self._next = 0
+        self._at = -1.0
+
+    def terminal_at(self, seconds: float | None = None) -> Terminal:
+        """The terminal after every event up to ``seconds`` (the end if None).
+
+        It answered queries under the recorded policy, so its ``queries``
+        and ``unknown`` say what the live terminal answered and did not
+        understand. The same terminal object moves forward on later calls;
+        asking for an earlier time starts a new one.
+        """
+        until = float("inf") if seconds is None else seconds
+        if until < self._at:
+            self._terminal = terminal_for(self.recording)
+            self._next = 0
+        events = self.recording.events
+        while self._next < len(events) and events[self._next].t <= until:
+            apply_to_terminal(self._terminal, events[self._next])
+            self._next += 1
+        self._at = until
+        return self._terminal
+
+    def screen_at(self, seconds: float | None = None) -> Snapshot:
+        """The screen after every event up to ``seconds`` (the end if None)."""
+        return self.terminal_at(seconds).screen
+
+    def frames(self, max_frames: int | None = None) -> list[tuple[float, Snapshot]]:
+        """``(time, screen)``: the empty first screen, then one after each output or
+        resize event (evenly chosen, the last always kept, beyond ``max_frames``)."""
+        events = self.recording.events
+        changing = [i for i, e in enumerate(events) if isinstance(e, Output | Resize)]
+        keep = set(changing)
+        if max_frames is not None:
+            if max_frames < 2:
+                raise ValueError("max_frames must be at least 2")
+            room = max_frames - 1  # the first, empty screen is always a frame
+            if len(changing) > room:
+                last = len(changing) - 1
+                keep = {changing[round(k * last / (room - 1))] for k in range(room)} \
+                    if room > 1 else {changing[-1]}
+        terminal = terminal_for(self.recording)
+        frames = [(0.0, terminal.screen)]
+        for i, event in enumerate(events):
+            apply_to_terminal(terminal, event)
+            if i in keep:
+                frames.append((event.t, terminal.screen))
+        return frames

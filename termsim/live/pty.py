@@ -1,0 +1,606 @@
+"""The live source: a real program in a pseudo-terminal, read and written through anyio.
+
+The thin I/O shell around the sans-IO :class:`~termsim.Terminal` and the
+shared :class:`~termsim.engine.engine.Engine`. It turns what happens at the PTY
+into :mod:`termsim.events` and hands them on, in order:
+
+* ``_spawn`` starts the child in a new PTY, with ``subprocess``'s contract
+  (it becomes a session leader), in a worker thread so the loop never waits
+  for a fork;
+* a reader task waits for the master fd to be readable (``anyio.wait_readable``,
+  so epoll on asyncio and trio alike), reads everything available (each read
+  an :class:`~termsim.events.Output`, emitted at once so the recording has
+  it as read), and applies the backlog to the engine in slices between reads;
+  the terminal's replies are written back at once, so a CPR is answered
+  within the same loop iteration that read it;
+* an exit task waits on a pidfd, reaps the child, reads the output still in
+  the PTY, and only then applies the :class:`~termsim.events.Exit`, so a wait
+  that the last output satisfies still succeeds and every other pending
+  wait fails at once;
+* closing (normally, by exception, by cancellation) is shielded: hangup, then
+  terminate, then kill, each with a short grace period, for the child's
+  process group, every descendant found in ``/proc``, and every process that
+  carries the session's marker in its environment (daemons that left).
+
+Why this module is long: reading, the exit watcher, writing and teardown are
+one process's lifecycle and share its state; the process tree
+(``_process.py``) and the test-facing API (``_live.py``, ``_driver.py``) live
+apart.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import signal
+import termios
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.abc
+
+from ..emulator.terminal import Query
+from ..engine.failures import WaitTimeout
+from ..errors import SessionClosed
+from ..events import Event, Exit, InputRead, Output, Reply, TtyMode, stamp
+from . import process as _process
+from .process import is_running, signal_all, started_by, wait_gone
+from .readprobe import ReadProbe
+from .readtrack import ReadTracker
+from .spawn import SESSION_VARIABLE, Child, set_size, start
+
+if TYPE_CHECKING:
+    from ..engine.engine import Engine
+
+log = logging.getLogger("termsim")
+
+READ_SIZE = 1 << 16
+#: Bytes emulated per pass of the reader between two reads of the PTY.
+FEED_SLICE = 1 << 14
+#: Output read but not yet emulated, beyond which reading pauses.
+MAX_BACKLOG = 64 << 20
+#: Read at most this much before letting other tasks run.
+MAX_READ_BURST = 1 << 20
+#: How often a wait on the tty mode (``InputReady``) re-checks it: every
+#: 10 ms after output or input (when programs switch modes), doubling while
+#: nothing happens, up to the last. termios changes print nothing, so
+#: something must look; an idle program costs a check every 160 ms.
+TTY_POLL = (0.01, 0.16)
+#: Without inotify, how often to ask whether the program read its input:
+#: from the first interval, doubling up to the last.
+READ_POLL = (0.001, 0.05)
+#: Grace periods when ending the process tree: after SIGHUP, after SIGTERM.
+HANGUP_GRACE = 0.5
+TERMINATE_GRACE = 0.5
+KILL_GRACE = 2.0
+
+
+def lflag(fd: int) -> int | None:
+    """The tty's local modes (ICANON, ECHO...); on Linux the master's termios
+    are the slave's, which the program sets. None if they cannot be read."""
+    try:
+        return int(termios.tcgetattr(fd)[3])
+    except (termios.error, OSError):
+        return None
+
+
+def is_raw(flags: int | None) -> bool | None:
+    """Raw: ICANON and ECHO off, as prompt_toolkit and readline set it."""
+    if flags is None:
+        return None
+    return not (flags & termios.ICANON) and not (flags & termios.ECHO)
+
+
+def is_hidden(flags: int | None) -> bool:
+    """Cooked with echo off: a password prompt (getpass, sudo, ssh).
+
+    prompt_toolkit's raw mode also turns echo off, but turns ICANON off too,
+    so its keys are not mistaken for a password.
+    """
+    return flags is not None and bool(flags & termios.ICANON) and not flags & termios.ECHO
+
+
+def is_canonical(flags: int | None) -> bool:
+    """Cooked: the line discipline holds input until a whole line is typed."""
+    return flags is not None and bool(flags & termios.ICANON)
+
+
+#: The characters a line discipline gives a meaning to (erase, kill the line,
+#: interrupt, end of file...), read from the tty since a program may change them.
+LINE_KEYS = ("VINTR", "VQUIT", "VERASE", "VKILL", "VEOF", "VSUSP", "VWERASE", "VREPRINT",
+             "VLNEXT")
+
+
+def mangled_in_line_mode(fd: int, data: bytes) -> str | None:
+    """What in ``data`` a cooked tty would mangle, or None if nothing.
+
+    Line-mode input is normal (``input()``, ``read``, a y/n confirm, Ctrl-C
+    meant as SIGINT); keys that only a program in raw mode understands are
+    not: an Escape sequence (an arrow, a function key) is echoed as ``^[[A``
+    and read as part of a line, other control keys likewise.
+    """
+    try:
+        cc = termios.tcgetattr(fd)[6]
+    except (termios.error, OSError):
+        return None
+    meaningful = {b"\r"[0], b"\n"[0], b"\t"[0], 0x08, 0x7F}
+    for name in LINE_KEYS:
+        index = getattr(termios, name, None)
+        if index is not None and index < len(cc):
+            value = cc[index]
+            meaningful.add(value[0] if isinstance(value, bytes) and value else int(value or 0))
+    for byte in data:
+        if byte == 0x1B:
+            return "an Escape sequence"
+        if byte < 0x20 and byte not in meaningful:
+            return f"the control key ^{chr(byte + 0x40)}"
+    return None
+
+
+class PtySource:
+    """A program in a PTY: the engine's live :class:`~termsim.engine.engine.Source`.
+
+    ``emit`` receives every event as it happens (for the recorder and
+    listeners); the engine is given the same events, in order, when the
+    reader applies them.
+    """
+
+    engine: Engine
+
+    def __init__(
+        self, argv: Sequence[str], *, cols: int, rows: int, env: Mapping[str, str],
+        cwd: str | None, write_timeout: float, emit: Callable[[Event], None],
+        inotify: bool = True, cell_size: tuple[int, int] = (10, 20),
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.token = os.urandom(8).hex()
+        self.env = {**env, SESSION_VARIABLE: self.token}
+        self.size = (cols, rows)
+        self.cell_size = cell_size
+        # Outputs read and inputs written so far, and at the last tty check:
+        # the tty mode is checked soon after either, then less and less often.
+        self._activity = 0
+        self._polled_activity = -1
+        self._tty_poll = TTY_POLL[0]
+        self.write_timeout = write_timeout
+        self.emit = emit
+        self.proc: Child | None = None
+        self._backlog: deque[Event] = deque()
+        self._backlog_size = 0
+        self.fd = -1
+        self._pidfd = -1
+        self._t0 = 0.0
+        self._tty_raw: bool | None = None
+        self._write_lock = anyio.Lock()
+        self._tg: anyio.abc.TaskGroup | None = None
+        self._tasks = anyio.CancelScope()
+        self._reader_done = anyio.Event()
+        self._reader_idle = False
+        self._reaped = False
+        #: Which inputs the program has read (see ``_readtrack``).
+        self.reads = ReadTracker()
+        self.probe: ReadProbe | None = None
+        self._use_inotify = inotify
+        self._reads_pending = anyio.Event()
+
+    # -- the Source protocol (for the engine) ------------------------------------
+
+    def now(self) -> float:
+        # The system's monotonic clock, not anyio.current_time(): that looks
+        # the backend up at each call (a hot path), and only durations ever
+        # reach anyio (move_on_after), so the two need not be the same clock.
+        return time.monotonic() - self._t0
+
+    def _stamp(self) -> float:
+        return stamp(self.now())
+
+    def input_ready(self) -> bool | None:
+        if self.fd < 0:
+            return self._tty_raw
+        raw = is_raw(lflag(self.fd))
+        if raw != self._tty_raw:
+            self._tty_raw = raw
+            self.emit(TtyMode(self._stamp(), raw))
+        return raw
+
+    def catch_up(self) -> None:
+        self.drain()
+
+    def tty_flags(self) -> int | None:
+        return lflag(self.fd) if self.fd >= 0 else None
+
+    async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+        while not event.is_set():
+            remaining = deadline - self.now()
+            if remaining <= 0:
+                return
+            if not poll:
+                with anyio.move_on_after(remaining):
+                    await event.wait()
+                continue
+            activity = self._activity
+            if activity != self._polled_activity:  # output or input since: look soon
+                self._polled_activity, self._tty_poll = activity, TTY_POLL[0]
+            with anyio.move_on_after(min(remaining, self._tty_poll)):
+                await event.wait()
+            self.engine.notify()
+            if self._activity == activity:
+                self._tty_poll = min(self._tty_poll * 2, TTY_POLL[1])
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Fork the program and start the reader and exit tasks."""
+        cols, rows = self.size
+        with anyio.CancelScope(shield=True):  # a started child must be known, to end it
+            child = await anyio.to_thread.run_sync(
+                lambda: start(self.argv, env=self.env, cwd=self.cwd, cols=cols, rows=rows,
+                              cell_size=self.cell_size))
+        self.proc = child
+        self.fd = child.fd
+        self._t0 = time.monotonic()
+        try:
+            await anyio.lowlevel.checkpoint_if_cancelled()
+            self.probe = ReadProbe(self.fd, inotify=self._use_inotify)
+            if _process.EXIT_WATCH == "pidfd":
+                try:
+                    self._pidfd = os.pidfd_open(child.pid)
+                except OSError:
+                    self._pidfd = -1
+            self._tg = anyio.create_task_group()
+            await self._tg.__aenter__()
+            self._tg.start_soon(self._run_tasks)
+        except BaseException:
+            # Cancelled (or failed) between fork and the tasks that would
+            # reap the child: end it here, so nothing is left running.
+            self.kill_now()
+            raise
+
+    async def exit_task_group(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        """Leave the task group :meth:`start` entered (after :meth:`aclose`)."""
+        tg, self._tg = self._tg, None
+        if tg is None:
+            return None
+        try:
+            return await tg.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # Our tasks never raise, so a group holds only the body's own
+            # exception (trio wraps it): let the original propagate unwrapped.
+            if exc is not None and len(group.exceptions) == 1 and group.exceptions[0] is exc:
+                return False
+            raise
+
+    def _started(self) -> set[int]:
+        """Every process this session started, wherever it went (``_process``)."""
+        assert self.proc is not None
+        return started_by(self.proc.pid, f"{SESSION_VARIABLE}={self.token}")
+
+    def kill_now(self) -> None:
+        """Synchronous last resort: SIGKILL the tree, reap, release."""
+        proc = self.proc
+        assert proc is not None
+        signal_all(proc.pid, self._started(), signal.SIGKILL)
+        try:
+            os.waitpid(proc.pid, 0)
+        except ChildProcessError:
+            pass
+        self.release()
+
+    async def _run_tasks(self) -> None:
+        with self._tasks:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._reader)
+                tg.start_soon(self._watch_exit)
+                tg.start_soon(self._watch_reads)
+
+    async def aclose(self) -> None:
+        """End the program and its whole process tree, and release the PTY.
+
+        Shielded, so it completes under cancellation.
+        """
+        if self.proc is None:
+            return
+        with anyio.CancelScope(shield=True):
+            try:
+                await self._end_process_tree()
+            finally:
+                self.drain()
+                self.engine.close()
+                self._tasks.cancel()
+                with anyio.move_on_after(1.0):
+                    await self._reader_done.wait()
+                self.release()
+
+    async def _end_process_tree(self) -> None:
+        proc = self.proc
+        assert proc is not None
+        pid = proc.pid
+        others = self._started()
+        for n, (sig, grace) in enumerate((
+            (signal.SIGHUP, HANGUP_GRACE), (signal.SIGTERM, TERMINATE_GRACE),
+            (signal.SIGKILL, KILL_GRACE),
+        )):
+            if n:
+                # It may have forked since, or started a daemon that left.
+                others |= self._started()
+            alive = [p for p in others if is_running(p)]
+            if self.engine.exited and not alive:
+                return
+            if not self.engine.exited:
+                alive.append(pid)
+            signal_all(pid, alive, sig)
+            # Wait on the processes themselves (pidfds), not on the exit
+            # task: when the test's own scope was cancelled, that task is
+            # gone already and this shielded teardown is all that is left.
+            await wait_gone(alive, grace)
+            self._try_reap()
+        if not self.engine.exited:
+            log.error("termsim: process %d survived SIGKILL", pid)
+
+    def release(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        if self._pidfd >= 0:
+            os.close(self._pidfd)
+            self._pidfd = -1
+        if self.probe is not None:
+            self.probe.close()
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    # -- reading ----------------------------------------------------------------------
+
+    async def _reader(self) -> None:
+        """Read the PTY at full speed; emulate in slices between reads.
+
+        Reading is decoupled from emulation: every pass first empties the
+        PTY into the backlog (emitting each chunk as read, so the recording
+        has it), then applies at most ``FEED_SLICE`` bytes to the engine. A
+        program that floods its output is never slowed by the emulator until
+        the backlog reaches ``MAX_BACKLOG`` (then the PTY applies
+        back-pressure, and memory stays bounded). Events are applied in
+        order and waits are evaluated after each, so a lagging emulator
+        delays a wait but never skips a screen.
+        """
+        try:
+            open_ = True
+            while self.fd >= 0 and (open_ or self._backlog):
+                if not self._backlog:
+                    self._reader_idle = True
+                    try:
+                        await anyio.wait_readable(self.fd)
+                    finally:
+                        self._reader_idle = False
+                if open_ and self._backlog_size < MAX_BACKLOG:
+                    open_ = self._read_available()
+                self._apply_slice(FEED_SLICE)
+                await anyio.lowlevel.checkpoint()
+        except (OSError, anyio.ClosedResourceError) as exc:
+            log.debug("termsim: reader stopped: %s", exc)
+        finally:
+            self._reader_done.set()
+
+    def _read_available(self) -> bool:
+        """Move what the PTY has now into the backlog; False at end of output."""
+        fd = self.fd
+        if fd < 0:
+            return False
+        total = 0
+        while total < MAX_READ_BURST:
+            try:
+                chunk = os.read(fd, READ_SIZE)
+            except BlockingIOError:
+                return True
+            except OSError as exc:
+                if exc.errno == errno.EIO:  # every slave fd is closed
+                    return False
+                raise
+            if not chunk:
+                return False
+            total += len(chunk)
+            self._activity += 1
+            self._push(Output(self._stamp(), chunk))
+            self._backlog_size += len(chunk)
+        return True
+
+    def _push(self, event: Event) -> None:
+        """An event happened now: tell the listeners, queue it for the engine."""
+        self.emit(event)
+        self._backlog.append(event)
+
+    def drain(self) -> None:
+        """Read and apply everything there is now (exit, teardown, input)."""
+        self._read_available()
+        self._apply_slice(None)
+
+    def _apply_slice(self, limit: int | None) -> None:
+        """Apply queued events, up to ``limit`` bytes of output (all for None)."""
+        fed = 0
+        backlog = self._backlog
+        while backlog and (limit is None or fed < limit):
+            event = backlog.popleft()
+            if isinstance(event, Output):
+                data = event.data
+                if limit is not None and len(data) > limit - fed:
+                    # The rest goes back first, under the same read time.
+                    backlog.appendleft(Output(event.t, data[limit - fed:]))
+                    event = Output(event.t, data[:limit - fed])
+                self._backlog_size -= len(event.data)
+                fed += len(event.data)
+            replies = self.engine.apply(event)
+            if replies:
+                self._write_reply(replies)
+        deferred = self.engine.terminal.take_deferred()
+        if deferred and self._tg is not None:
+            for query in deferred:
+                self._tg.start_soon(self._answer_later, query)
+
+    def _write_reply(self, data: bytes) -> None:
+        """Replies go out at once, without waiting for other writers."""
+        self.emit(Reply(self._stamp(), data))
+        try:
+            written = os.write(self.fd, data)
+        except OSError as exc:
+            log.debug("termsim: could not write a reply: %s", exc)
+            return
+        self.reads.wrote(data[:written], None)
+        if written < len(data) and self._tg is not None:
+            self._tg.start_soon(self.write, data[written:])
+
+    async def _answer_later(self, query: Query) -> None:
+        assert query.reply is not None
+        await anyio.sleep(query.delay or 0.0)  # the policy's delay, not synchronisation
+        if self.fd >= 0:
+            # Applied in order with the output, as a replay will apply it.
+            self._push(Reply(self._stamp(), query.reply))
+            await self.write(query.reply)
+
+    async def _watch_exit(self) -> None:
+        proc = self.proc
+        assert proc is not None
+        try:
+            if self._pidfd >= 0:
+                await anyio.wait_readable(self._pidfd)
+            else:
+                # No pidfd (macOS, old kernels): a thread waits for the exit
+                # without reaping (WNOWAIT), so the reaping stays on this
+                # thread and the teardown's reap cannot race it.
+                await anyio.to_thread.run_sync(
+                    os.waitid, os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT,
+                    abandon_on_cancel=True,
+                )
+            # The child has exited: this does not block.
+            _, status = os.waitpid(proc.pid, 0)  # noqa: ASYNC222
+        except ChildProcessError:
+            return  # the teardown reaped it first (see _try_reap)
+        self._exited(status)
+
+    def _try_reap(self) -> None:
+        """Reap the child if it has exited (whoever gets there first wins)."""
+        proc = self.proc
+        if proc is None or self._reaped:
+            return
+        try:
+            pid, status = os.waitpid(proc.pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            self._exited(status)
+
+    def _exited(self, status: int) -> None:
+        proc = self.proc
+        assert proc is not None
+        if self._reaped:  # the exit is told once, whoever reaped the child
+            log.debug("termsim: process %d reported exiting twice", proc.pid)
+            return
+        self._reaped = True
+        # subprocess must not wait for (or warn about) a child reaped here.
+        proc.popen.returncode = os.waitstatus_to_exitcode(status)
+        if self.reads.pending:
+            self.probe_reads()  # it may have read its input, answered and exited
+        self._read_available()  # the output the program wrote before exiting
+        self._push(Exit(self._stamp(), os.waitstatus_to_exitcode(status)))
+        self._apply_slice(None)
+
+    # -- what the program read -----------------------------------------------------------
+
+    async def _watch_reads(self) -> None:
+        """While an input is unread (or read and unanswered), wake on the
+        program's reads and writes (inotify) and ask the kernel what it read.
+        Without inotify, ask on a timer that backs off."""
+        probe = self.probe
+        assert probe is not None
+        delay = READ_POLL[0]
+        while self.fd >= 0:
+            if not self.reads.pending:
+                self._reads_pending = anyio.Event()
+                await self._reads_pending.wait()
+                delay = READ_POLL[0]
+                continue
+            if probe.events_fd is not None:
+                await anyio.wait_readable(probe.events_fd)
+            else:
+                await anyio.sleep(delay)  # no inotify: the kernel cannot tell us
+                delay = min(delay * 2, READ_POLL[1])
+            self.probe_reads()
+
+    def probe_reads(self) -> None:
+        """Ask what the program read; put :class:`InputRead` events in the stream.
+
+        In this order (``_readtrack`` says why): the input queue, then the
+        program's reads and writes, then the output, drained, so an input
+        read event comes after every byte written before that read.
+        """
+        probe = self.probe
+        if probe is None or self.fd < 0:
+            return
+        queued, empty = probe.queued()
+        canonical = is_canonical(lflag(self.fd))
+        events = probe.events()
+        self._read_available()
+        decisions = self.reads.observe(queued=queued, flushed_empty=empty, canonical=canonical,
+                                       events=events)
+        for index, answered in decisions:
+            self._push(InputRead(self._stamp(), index, answered))
+        if self._backlog and self._reader_idle:
+            # The reader sleeps until the PTY is readable again, and this
+            # drain may have taken what would have woken it.
+            self._apply_slice(None)
+
+    # -- writing ----------------------------------------------------------------------
+
+    async def write(self, data: bytes, index: int | None = None) -> None:
+        """Write all of ``data``, in order with other writers, within ``write_timeout``.
+
+        ``index``: the mark of an input whose reading the program's side is
+        watched for (see ``_readtrack``)."""
+        view = memoryview(data)
+        self._activity += 1
+        if index is not None and not self.reads.pending and self.probe is not None:
+            self.probe.events()  # what the program did before this input is not news
+        try:
+            with anyio.fail_after(self.write_timeout):
+                async with self._write_lock:
+                    while view:
+                        try:
+                            n = os.write(self.fd, view)
+                        except BlockingIOError:
+                            await anyio.wait_writable(self.fd)
+                            continue
+                        self.reads.wrote(bytes(view[:n]), index if n == len(view) else None)
+                        view = view[n:]
+            if index is not None:
+                self._reads_pending.set()
+        except TimeoutError:
+            raise WaitTimeout(
+                awaited=f"the program to read its input ({len(view)} of {len(data)} bytes "
+                "still unread)", timeout=self.write_timeout, snapshot=self.engine.snapshot(),
+                silent_for=self.engine.silent_for(),
+                unanswered=self.engine.terminal.unanswered(), scrub=self.engine.scrub,
+            ) from None
+        except OSError as exc:
+            raise SessionClosed(f"cannot write to the program: {exc}") from None
+
+    def set_size(self, cols: int, rows: int) -> None:
+        """Tell the kernel (and so the program, with SIGWINCH) the new size."""
+        self.size = (cols, rows)
+        if self.fd < 0:
+            return
+        try:
+            set_size(self.fd, cols, rows, self.cell_size)
+        except OSError as exc:
+            log.debug("termsim: resize failed: %s", exc)

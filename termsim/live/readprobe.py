@@ -1,0 +1,148 @@
+"""Asking the kernel what the program has read from its terminal.
+
+The I/O half of :mod:`termsim.live.readtrack`: the program's side of the PTY
+(the slave) is opened for a moment to ask how many bytes wait in its input
+queue, and watched with inotify, which reports each read and write the
+program makes on it, in order.
+
+* ``poll()`` on the slave first flushes input still in flight to the queue
+  (when nothing is readable yet), so "nothing to read" after it means
+  everything written has arrived and been read. ``FIONREAD`` then gives the
+  bytes still queued.
+* The slave is opened once, at the first question (``O_NOCTTY``, so it never
+  becomes termsim's controlling terminal; closing a tty costs about 0.1 ms,
+  too much to pay per key). While termsim holds it, reading the master never
+  reports end-of-file when the program exits; the session learns of the exit
+  from a pidfd, not from the PTY, so nothing waits for that.
+* inotify (Linux) makes the watch event-driven: the program's read wakes
+  termsim, nothing polls. Where inotify is missing (macOS, or the user's
+  inotify instances are used up), :attr:`ReadProbe.events_fd` is None and
+  the session asks on a backing-off timer instead; the program's writes are
+  then not seen, so only output that arrives after the read was seen
+  counts (see the README).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import fcntl
+import logging
+import os
+import select
+import struct
+import termios
+
+log = logging.getLogger("termsim")
+
+_TIOCGPTN = 0x80045430  # Linux: the number N of /dev/pts/N behind a master
+_IN_ACCESS = 0x001
+_IN_MODIFY = 0x002
+_IN_Q_OVERFLOW = 0x4000
+_EVENT = struct.Struct("iIII")
+
+_libc: ctypes.CDLL | None = None
+
+
+def _c() -> ctypes.CDLL:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    return _libc
+
+
+def slave_path(master_fd: int) -> str | None:
+    """The path of the slave side of a PTY master, or None."""
+    try:
+        number = struct.unpack("I", fcntl.ioctl(master_fd, _TIOCGPTN, b"\0\0\0\0"))[0]
+        return f"/dev/pts/{number}"
+    except OSError:
+        pass
+    try:  # BSD, macOS
+        ptsname = _c().ptsname
+        ptsname.restype = ctypes.c_char_p
+        name = ptsname(master_fd)
+        return os.fsdecode(name) if name else None
+    except (AttributeError, OSError):
+        return None
+
+
+class ReadProbe:
+    """What the kernel says about the program's reads on one PTY."""
+
+    def __init__(self, master_fd: int, *, inotify: bool = True) -> None:
+        self.path = slave_path(master_fd)
+        #: The inotify fd that becomes readable when the program reads or
+        #: writes its terminal (None: no inotify here; ask on a timer).
+        self.events_fd: int | None = None
+        if inotify and self.path is not None:
+            self.events_fd = _inotify(self.path)
+        self._slave = -1
+
+    def queued(self) -> tuple[int | None, bool]:
+        """``(bytes queued, flushed_empty)``; ``(None, False)`` if the slave is gone."""
+        if self.path is None:
+            return None, False
+        if self._slave < 0:
+            try:
+                self._slave = os.open(
+                    self.path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:
+                return None, False
+            self._poller = select.poll()
+            self._poller.register(self._slave, select.POLLIN)
+        try:
+            readable = bool(self._poller.poll(0))
+            count = struct.unpack("i", fcntl.ioctl(self._slave, termios.FIONREAD,
+                                                   b"\0\0\0\0"))[0]
+            return int(count), not readable
+        except OSError:
+            return None, False
+
+    def events(self) -> list[str] | None:
+        """The program's reads and writes since the last call, in order
+        (``"read"``/``"write"``); None without inotify, or if events were lost."""
+        if self.events_fd is None:
+            return None
+        out: list[str] = []
+        while True:
+            try:
+                data = os.read(self.events_fd, 4096)
+            except BlockingIOError:
+                return out
+            except OSError:
+                return None
+            offset = 0
+            while offset + _EVENT.size <= len(data):
+                _, mask, _, length = _EVENT.unpack_from(data, offset)
+                offset += _EVENT.size + length
+                if mask & _IN_Q_OVERFLOW:
+                    return None  # the order is lost: decide without it (late)
+                if mask & _IN_ACCESS:
+                    out.append("read")
+                if mask & _IN_MODIFY:
+                    out.append("write")
+
+    def close(self) -> None:
+        if self.events_fd is not None:
+            os.close(self.events_fd)
+            self.events_fd = None
+        if self._slave >= 0:
+            os.close(self._slave)
+            self._slave = -1
+
+
+def _inotify(path: str) -> int | None:
+    try:
+        libc = _c()
+        fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+    except (AttributeError, OSError):
+        return None
+    if fd < 0:
+        reason = os.strerror(ctypes.get_errno())
+        log.debug("termsim: no inotify (%s); input reads are polled", reason)
+        return None
+    if libc.inotify_add_watch(fd, os.fsencode(path), _IN_ACCESS | _IN_MODIFY) < 0:
+        os.close(fd)
+        return None
+    return int(fd)

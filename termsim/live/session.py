@@ -1,0 +1,321 @@
+"""Live sessions: the test API over a real program in a pseudo-terminal.
+
+A :class:`Session` composes three parts and adds the rules about input:
+
+* a :class:`~termsim.live.pty.PtySource` (the program, its PTY, reading and
+  writing, teardown), which is the engine's source of time and events;
+* the shared :class:`~termsim.engine.engine.Engine` over a sans-IO
+  :class:`~termsim.Terminal`;
+* a :class:`~termsim.recording.recorder.Recorder` (when recording), which is just the
+  first listener of the session's event stream.
+
+Everything that happens goes through ``Driver._emit`` as an event, so what
+a listener sees, what the recording holds and what a replay applies are the
+same values in the same order.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Literal
+
+import anyio
+
+from ..emulator.emulation import Emulation
+from ..emulator.terminal import Policy, Terminal
+from ..engine.driver import Driver
+from ..engine.engine import Engine, Mark
+from ..engine.settings import recording_path_for, substitute_for
+from ..errors import SessionClosed, TermsimError, surface, surface_sync
+from ..events import Hangup, Input, Resize, Warned
+from ..recording.recorder import Recorder
+from ..recording.redact import REDACTED, Redactor
+from .pty import PtySource, is_canonical, is_hidden, is_raw, mangled_in_line_mode
+from .spawn import check_argv
+
+log = logging.getLogger("termsim")
+
+Command = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+def _policy(cpr: Policy, policy: Mapping[str, Policy] | None) -> dict[str, Policy]:
+    """``cpr=`` is shorthand for the policy of both cursor position queries."""
+    if isinstance(cpr, str) and cpr not in ("answer", "ignore"):
+        raise ValueError(f'cpr must be "answer", "ignore" or a delay in seconds, not {cpr!r}')
+    if not isinstance(cpr, str) and not cpr >= 0:
+        raise ValueError(f"a CPR delay must be >= 0 seconds, not {cpr!r}")
+    out: dict[str, Policy] = {} if cpr == "answer" else {"cpr": cpr, "decxcpr": cpr}
+    out.update(policy or {})
+    return out
+
+
+class Session(Driver):
+    """A program running in a pseudo-terminal, watched through a virtual screen.
+
+    Create one with :func:`termsim.spawn` and use it as an async context
+    manager; leaving the block ends the whole process tree.
+    """
+
+    def __init__(
+        self, argv: Sequence[str], *, cols: int = 80, rows: int = 24,
+        env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
+        cpr: Policy = "answer", policy: Mapping[str, Policy] | None = None,
+        term: str = "xterm-256color", escape_delay: float = 0.6, write_timeout: float = 10.0,
+        record: str | os.PathLike[str] | Literal[False] | None = None,
+        redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
+        timeout: float = 10.0, stall: float | None = None, inotify: bool = True,
+        cell_size: tuple[int, int] = (10, 20), emulation: Emulation | None = None,
+    ) -> None:
+        super().__init__(timeout=timeout, stall=stall)
+        self.argv = list(argv)
+        env_dict = dict(os.environ if env is None else env)
+        # COLUMNS and LINES describe the terminal that runs the tests (pytest
+        # and xdist set them), not this one: programs that trust them over
+        # the PTY (textual, shutil.get_terminal_size) would draw for the
+        # wrong width. Kept only when they say this session's size.
+        for name, size in (("COLUMNS", cols), ("LINES", rows)):
+            if name in env_dict and env_dict[name] != str(size):
+                del env_dict[name]
+        if env is None or "TERM" not in env:
+            env_dict["TERM"] = term
+        self.env = env_dict
+        self.cwd = None if cwd is None else os.fspath(cwd)
+        #: How long after a lone Escape the next input waits (see ``press``).
+        self.escape_delay = escape_delay
+        self.terminal = Terminal(cols, rows, policy=_policy(cpr, policy), cell_size=cell_size,
+                                 term=self.env.get("TERM", term), emulation=emulation)
+        self._pty = PtySource(self.argv, cols=cols, rows=rows, env=self.env, cwd=self.cwd,
+                              write_timeout=write_timeout, emit=self._emit, inotify=inotify,
+                              cell_size=cell_size)
+        self.engine = Engine(self.terminal, self._pty, self._emit)
+        self._pty.engine = self.engine
+        self._record = record
+        #: Where this session records (None: it does not); known once started.
+        self.record_path = None if not record else os.fspath(record)
+        self._redactor = Redactor(redact)
+        # Everything termsim shows (errors, warnings, logs, marks) is redacted
+        # the way the recording is.
+        self.engine.scrub = self._redactor.text
+        self.mask_hidden_input = mask_hidden_input
+        self._recorder: Recorder | None = None
+        self._hold_until = 0.0
+        self._started = False
+        self._closed = False
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    @surface
+    async def __aenter__(self) -> Session:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        if exc is None:
+            how = "closed"
+        elif isinstance(exc, anyio.get_cancelled_exc_class()):
+            how = "cancelled"
+        else:
+            how = f"error: {type(exc).__name__}"
+        await self.aclose(how)
+        return await self._pty.exit_task_group(exc_type, exc, tb)
+
+    @surface
+    async def start(self) -> None:
+        """Start the program. ``async with spawn(...)`` calls this for you."""
+        if self._started:
+            raise TermsimError("this session was already started")
+        if self._record is None:
+            # The default (the pytest plugin's), asked only now: the files of a
+            # test's sessions are numbered in the order they start, the order
+            # in which a shake hands their replays out again.
+            self.record_path = recording_path_for(self.argv)
+        try:
+            await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled: nothing starts
+        except BaseException:
+            if self._record is None and self.record_path is not None:
+                _remove_empty(self.record_path)
+            raise
+        self._started = True
+        if self.record_path is not None:
+            self._recorder = Recorder(
+                self.record_path, redactor=self._redactor, argv=self.argv, cwd=self.cwd,
+                cols=self.terminal.cols, rows=self.terminal.rows, env=self.env,
+                policy=self.terminal.policy, on_failure=self._recording_failed,
+                cell_size=self._pty.cell_size, emulation=self.terminal.emulation.to_header(),
+            )
+            self.listeners.insert(0, self._recorder)
+            self.engine.recording = self.record_path
+        try:
+            await self._pty.start()
+        except TermsimError as exc:
+            self._closed = True
+            if self._recorder is not None:
+                self._recorder(Warned(0.0, str(exc)))
+                self._recorder.close(0.0, "error: not started")
+            raise
+        except BaseException:
+            self._closed = True
+            if self._recorder is not None:
+                self._recorder.close(0.0, "cancelled while starting")
+            raise
+
+    def _recording_failed(self, reason: str) -> None:
+        warning = f"{reason}; the file ends here (the test goes on)"
+        self.warnings.append(warning)
+        log.warning("termsim: %s: %s", self.record_path, warning)
+
+    async def aclose(self, how: str = "closed") -> None:
+        """End the program and its whole process tree, and release the PTY.
+
+        Safe to call twice and under cancellation (the teardown is shielded).
+        ``how`` is written at the end of the recording.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        if self._pty.proc is None:
+            return
+        if not self.engine.exited:
+            # What follows is the teardown's doing: a replay waits for its own close.
+            self._emit(Hangup(self._now()))
+        try:
+            await self._pty.aclose()
+        finally:
+            if self._recorder is not None:
+                self._recorder.close(self._now(), how, self.terminal.unknown)
+
+    @property
+    def pid(self) -> int:
+        """The program's process id (it leads its own session and process group)."""
+        if self._pty.proc is None:
+            raise SessionClosed("the session has not started")
+        return int(self._pty.proc.pid)
+
+    # -- input ------------------------------------------------------------------------
+
+    async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
+        if self._closed or self._pty.fd < 0:
+            raise SessionClosed("the session is closed")
+        wait = self._hold_until - self._pty.now()
+        if wait > 0:
+            await anyio.sleep(wait)  # protocol timing: ESC must stand alone
+        flags = self._pty.tty_flags()
+        # Raw: the program reads bytes as they come, and termsim can tell when
+        # it has read these. Cooked: the line discipline echoes and holds
+        # them; a mark then counts from the write (see the README).
+        tracked = flags is not None and not is_canonical(flags)
+        if is_hidden(flags) and self.mask_hidden_input and not secret:
+            # Typed while the program had echo off: a password prompt.
+            secret = True
+            label = f"input {REDACTED} (echo was off)"
+        if keys and is_raw(flags) is False and self._pty.fd >= 0:
+            what = mangled_in_line_mode(self._pty.fd, data)
+            if what is not None:
+                self._warn(
+                    f"{label} sent at {self._pty.now():.3f} s while the terminal was in "
+                    f"line mode (cooked: the program was not reading keys): {what} is "
+                    "echoed by the terminal and read as part of a line, not as a key; "
+                    "wait for InputReady() before pressing keys a full-screen program reads"
+                )
+        # The mark must cover every byte read so far: apply the backlog
+        # first, so "since" means "read after this input was written".
+        self._pty.drain()
+        mark = self._mark(label, tracked=tracked)
+        self._emit(Input(mark.at, data, mark.label, secret, tracked))
+        await self._pty.write(data, mark.index if tracked else None)
+        self._hold_until = self._pty.now() + self.escape_delay if data == b"\x1b" else 0.0
+        return mark
+
+
+    @surface
+    async def resize(self, cols: int, rows: int) -> Mark:
+        """Resize the screen and the PTY; the program gets SIGWINCH."""
+        if self._pty.proc is None or self._closed:
+            raise SessionClosed("the session is closed")
+        await anyio.lowlevel.checkpoint_if_cancelled()
+        self._pty.drain()  # what was read before the resize, at the old size
+        event = Resize(self._now(), cols, rows)
+        self._emit(event)
+        self.engine.apply(event)
+        self._pty.set_size(cols, rows)
+        return self._mark(f"resize {cols}x{rows}")  # the resized screen itself is before it
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else ("exited" if self.engine.exited else "running")
+        return f"<termsim.Session {self.argv!r} {state}>"
+
+
+def _remove_empty(path: str) -> None:
+    """A file allocated for a session that never started."""
+    try:
+        if os.path.getsize(path) == 0:
+            os.remove(path)
+    except OSError:
+        pass
+
+
+@surface_sync
+def spawn(
+    argv: Command, *, cols: int = 80, rows: int = 24, env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None, cpr: Policy = "answer",
+    policy: Mapping[str, Policy] | None = None, term: str = "xterm-256color",
+    escape_delay: float = 0.6, write_timeout: float = 10.0,
+    record: str | os.PathLike[str] | Literal[False] | None = None,
+    redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
+    timeout: float = 10.0, stall: float | None = None, cell_size: tuple[int, int] = (10, 20),
+    emulation: Emulation | None = None,
+) -> Session:
+    """Start ``argv`` in a pseudo-terminal of ``cols`` x ``rows``.
+
+    Use as ``async with termsim.spawn([...]) as term:``. The program starts
+    as :mod:`subprocess` would start it: ``argv`` is a list, the program is
+    looked up in the ``PATH`` of ``env``, and a failure to start it (no such
+    program, a bad ``cwd``, no permission) raises
+    :class:`~termsim.TermsimError` with the reason when the block is entered.
+    ``env`` replaces the whole environment; ``TERM`` is ``term`` unless
+    ``env`` sets it; ``COLUMNS`` and ``LINES`` are dropped unless they say
+    the session's size (they describe the terminal running the tests).
+    Everything the program starts, daemons included, is ended when the
+    block exits.
+
+    ``policy`` says how the terminal answers each kind of query (see
+    :data:`termsim.QUERY_KINDS`): ``"answer"`` (the default), ``"ignore"``
+    (never, like a terminal without the feature) or a delay in seconds.
+    ``cpr`` is the same for cursor position requests, the usual suspect:
+    ``cpr="ignore"`` reproduces CPR starvation.
+
+    ``record``: write the session to this file as it runs (see
+    :class:`termsim.Recording`); under the pytest plugin sessions record by
+    default, and ``record=False`` opts out. ``redact``: strings and compiled
+    regexes replaced by ``[REDACTED]`` in everything written to the
+    recording (the live screen is untouched); input typed while the program
+    has echo off (a password prompt) is masked unless
+    ``mask_hidden_input=False``. ``escape_delay``: how long the input after a
+    lone Escape waits, so it is not read as Alt+key. ``write_timeout``: how
+    long a write may wait for a program that does not read its input.
+    ``term``: the ``TERM`` the program sees (termsim emulates an xterm).
+    ``timeout``: the default of every wait of this session (an explicit
+    ``timeout=`` wins); ``stall``: the default ``stall=`` of its waits.
+    ``cell_size``: a cell's (width, height) in pixels, for the programs that
+    ask (``CSI 14 t``, ``CSI 16 t``, the PTY's pixel size): image viewers,
+    sixel and kitty graphics. ``emulation``: where terminals disagree, which
+    way termsim goes (:class:`termsim.Emulation`; xterm's by default).
+    """
+    args = check_argv(argv)
+    substitute = substitute_for(args, {"timeout": timeout, "stall": stall, "cols": cols,
+                                       "rows": rows})
+    if substitute is not None:
+        return substitute  # type: ignore[return-value]  # a replay, under shake
+    return Session(
+        args, cols=cols, rows=rows, env=env, cwd=cwd, cpr=cpr, policy=policy, term=term,
+        escape_delay=escape_delay, write_timeout=write_timeout, record=record,
+        redact=redact, mask_hidden_input=mask_hidden_input, timeout=timeout, stall=stall,
+        cell_size=cell_size, emulation=emulation,
+    )

@@ -1,0 +1,274 @@
+"""Offline replay: a recording drives the same Terminal and the same Engine.
+
+The replay is a :class:`~termsim.engine.engine.Source` whose ``run_until`` *is* the
+program: it applies the recorded events (output, tty mode changes, replies,
+the program's reads, the exit) to the engine in order, on a virtual clock,
+until the wait's event is set or the clock reaches the wait's deadline. It
+never goes past the next recorded input or resize: the program got those
+from the test, and what followed may have been its answer, so it waits
+until the test sends them. So a test
+written against ``spawn`` runs unchanged against ``replay``, and fails at
+the same point with the same screen; a two-minute boot hang reaches its
+``WaitTimeout`` in milliseconds.
+
+Input the test sends is checked against the input recorded at that point;
+output recorded before that input is applied first, exactly as the live
+session had read it. Query replies are recomputed by the terminal, never
+copied from the file. The recorded waits and notes belong to the run that
+made the file and are not replayed: the test's own waits are what run now,
+and they reach the replay's listeners as events, as in a live session.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import anyio
+
+from ..engine.driver import Driver
+from ..engine.engine import Engine, Mark
+from ..engine.playback import terminal_for
+from ..errors import ArgumentError, ReplayDivergence, SessionClosed, surface, surface_sync
+from ..events import (
+    Event,
+    Exit,
+    Hangup,
+    Input,
+    InputRead,
+    Output,
+    Reply,
+    Resize,
+    TtyMode,
+    Warned,
+)
+from ..recording.format import Recording
+from .perturb import Perturbation, parse, random_variant
+
+#: How many turns the other tasks get at one virtual moment before the clock
+#: moves on (a task woken by an event sends its next input within a few).
+_YIELDS = 8
+
+
+class ReplaySession(Driver):
+    """What :func:`termsim.replay` returns: a session whose program is a file."""
+
+    def __init__(self, recording: Recording, *, speed: float | None = None,
+                 strict: bool = True, timeout: float = 10.0, stall: float | None = None,
+                 perturb: Perturb = None) -> None:
+        super().__init__(timeout=timeout, stall=stall)
+        if speed is not None and not speed > 0:
+            raise ArgumentError(f"speed must be > 0, not {speed!r}")
+        self.recording = recording
+        self.speed = speed
+        self.strict = strict
+        self.terminal = terminal_for(recording)
+        self.engine = Engine(self.terminal, self, self._emit)
+        self.engine.recording = recording.path
+        #: Inputs that did not match the recording (lenient mode).
+        self.divergences: list[str] = []
+        #: The variant of the recording this replay plays (see ``_perturb``).
+        self.perturbation = as_perturbation(perturb, recording.events)
+        self._events = self.perturbation.apply(recording.events) \
+            if self.perturbation else recording.events
+        self._next = 0
+        self._clock = 0.0
+        self._closed = False
+        #: The deadlines of the tasks waiting in run_until.
+        self._sleepers: list[float] = []
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else ("exited" if self.engine.exited else "replaying")
+        return f"<termsim.ReplaySession {self.recording.path!r} at {self._clock:.3f} s {state}>"
+
+    # -- the Source protocol -------------------------------------------------------
+
+    def now(self) -> float:
+        """The replay's virtual clock: seconds into the recording."""
+        return self._clock
+
+    def input_ready(self) -> bool | None:
+        return self.engine.tty_raw
+
+    def catch_up(self) -> None:
+        """Nothing to do: the clock stands still between recorded events."""
+
+    async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+        """Apply recorded events until ``event`` is set or the virtual clock
+        reaches ``deadline``.
+
+        Several tasks may wait at once, each in this loop. The clock only
+        moves to the next recorded event, or to the earliest deadline of all
+        of them, and only once the other tasks have had their turn at the
+        current moment: live, time passes between two events, and a task
+        woken by one (to send the next input, say) acts before the next.
+        """
+        self._sleepers.append(deadline)
+        try:
+            await anyio.lowlevel.checkpoint()
+            while not event.is_set() and self._clock < deadline:
+                upcoming = self._events[self._next] if self._next < len(self._events) else None
+                if upcoming is not None and not self._blocked(upcoming) \
+                        and upcoming.t <= min(self._sleepers):
+                    await self._advance_clock_async(upcoming.t)
+                    self._next += 1
+                    if isinstance(upcoming, Input | Resize):  # lenient, not sent by the test
+                        what = upcoming.label if isinstance(upcoming, Input) else \
+                            f"resize {upcoming.cols}x{upcoming.rows}"
+                        self._diverge(f"the test did not send {what}; replayed as recorded")
+                    await self._apply_and_yield(upcoming)
+                    continue
+                # Nothing recorded happens before the earliest deadline (or the
+                # program waits for the test): other tasks first, then the clock.
+                if await self._others_moved(event):
+                    continue
+                await self._advance_clock_async(min(self._sleepers))
+        finally:
+            self._sleepers.remove(deadline)
+
+    def _blocked(self, event: Event) -> bool:
+        """The program cannot go past this event before the test acts: an input
+        or resize it has not sent (strict), or the recorded test's close."""
+        return isinstance(event, Hangup) or (self.strict and isinstance(event, Input | Resize))
+
+    async def _others_moved(self, event: anyio.Event) -> bool:
+        """Let the other tasks run at this moment; whether they moved the replay."""
+        before = (self._next, self._clock)
+        for _ in range(_YIELDS):
+            await anyio.lowlevel.checkpoint()
+            if event.is_set() or (self._next, self._clock) != before:
+                return True
+        return False
+
+    async def _apply_and_yield(self, event: Event) -> None:
+        """Apply an event; if it ended a wait, let the woken tasks run first,
+        as they would live, where time passes between two events."""
+        before = self.engine.resolved
+        self._apply(event)
+        if self.engine.resolved != before:
+            await anyio.lowlevel.checkpoint()
+
+    def _advance_clock(self, t: float) -> None:
+        self._clock = max(self._clock, t)
+
+    async def _advance_clock_async(self, t: float) -> None:
+        if self.speed is not None and t > self._clock:
+            await anyio.sleep((t - self._clock) / self.speed)  # watching at real speed
+        self._advance_clock(t)
+
+    def _apply(self, event: Event) -> None:
+        """What the program did, as the live session saw it (the replies it is
+        owed were written at the time; here they go nowhere)."""
+        self._advance_clock(event.t)
+        match event:
+            case Output() | Resize() | TtyMode() | Reply() | Exit() | InputRead():
+                self._emit(event)
+                self.engine.apply(event)
+            case Input():
+                self._emit(event)  # lenient mode, an input the test did not send
+            case Warned(message=message):
+                self.warnings.append(message)
+                self._emit(event)
+            case _:
+                pass  # the recorded run's inputs, waits and notes
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        self._closed = True
+        self.engine.close()
+
+    # -- input -----------------------------------------------------------------------------
+
+    async def _catch_up_to(self, kind: type[Input] | type[Resize], label: str) -> Event | None:
+        """Apply the events before the next ``kind`` event; return it (consumed)."""
+        if self._closed:
+            raise SessionClosed("the replay is closed")
+        j = self._next
+        while j < len(self._events) and not isinstance(self._events[j], kind):
+            j += 1
+        if j >= len(self._events):
+            what = "input" if kind is Input else "resize"
+            self._diverge(f"{label}: the recording has no more {what} here")
+            return None
+        while self._next < j:
+            upcoming = self._events[self._next]
+            await self._advance_clock_async(upcoming.t)
+            self._next += 1
+            await self._apply_and_yield(upcoming)
+        found = self._events[j]
+        await self._advance_clock_async(found.t)
+        self._next = j + 1
+        return found
+
+    def _diverge(self, message: str) -> None:
+        message = f"replay diverged at {self._clock:.3f} s: {message}"
+        if self.strict:
+            raise ReplayDivergence(message)
+        self.divergences.append(message)
+
+    async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
+        recorded = await self._catch_up_to(Input, label)
+        tracked = isinstance(recorded, Input) and recorded.tracked
+        mark = self._mark(label, tracked=tracked)
+        if isinstance(recorded, Input):
+            secret = secret or recorded.secret
+            # A secret was recorded as a mask: there is nothing to compare.
+            if not recorded.secret and recorded.data != data:
+                self._diverge(f"{label} sends {data!r}, the recording has "
+                              f"{recorded.data!r} ({recorded.label})")
+        self._emit(Input(mark.at, data, label, secret, tracked))
+        return mark
+
+    @surface
+    async def resize(self, cols: int, rows: int) -> Mark:
+        """Resize as the recording did (a different size is a divergence)."""
+        recorded = await self._catch_up_to(Resize, f"resize {cols}x{rows}")
+        if isinstance(recorded, Resize):
+            if (recorded.cols, recorded.rows) != (cols, rows):
+                self._diverge(f"resize to {cols}x{rows}, the recording has "
+                              f"{recorded.cols}x{recorded.rows}")
+            self._emit(recorded)
+            self.engine.apply(recorded)
+        return self._mark(f"resize {cols}x{rows}")
+
+
+Perturb = Perturbation | str | int | None
+
+
+def as_perturbation(perturb: Perturb, events: list[Event]) -> Perturbation:
+    """A variant from a seed (drawn at random), its text, or itself."""
+    if perturb is None:
+        return Perturbation()
+    if isinstance(perturb, Perturbation):
+        return perturb
+    if isinstance(perturb, str):
+        return parse(perturb)
+    if isinstance(perturb, int) and not isinstance(perturb, bool):
+        return random_variant(events, random.Random(perturb))
+    raise ArgumentError(
+        f"perturb takes a seed, a variant's text or a Perturbation, not {perturb!r}")
+
+
+@surface_sync
+def replay(
+    path: str | os.PathLike[str], *, speed: float | None = None, strict: bool = True,
+    timeout: float = 10.0, stall: float | None = None, perturb: Perturb = None,
+) -> ReplaySession:
+    """Replay a recording through the same terminal and waiting engine.
+
+    ``async with termsim.replay(path) as term:`` gives the API of a live
+    session. Time is virtual (a wait that timed out after two minutes fails
+    in milliseconds) unless ``speed`` is given (1.0 = real time). Input that
+    differs from the recording raises :class:`ReplayDivergence`; with
+    ``strict=False`` it is listed in ``term.divergences`` instead, and a
+    recorded input the test does not send is replayed as recorded (strict, the
+    program waits for it, as a live one would).
+    ``timeout`` and ``stall``: the defaults of its waits, as in :func:`spawn`.
+    ``perturb``: play a variant of the recording that could physically have
+    happened (output cut or merged differently, in-flight output arriving
+    after an input, pauses stretched): a seed draws one at random, a text
+    (``"split 3021; delay 17x2"``, as shake reports print) names one exactly.
+    """
+    return ReplaySession(Recording.open(path), speed=speed, strict=strict, timeout=timeout,
+                         stall=stall, perturb=perturb)

@@ -1,0 +1,205 @@
+"""Shake: run a passing test's body again against variants of its own recordings.
+
+A test passed live. Its sessions were recorded, every byte with its time.
+Shaking runs its body again, N times, with each ``spawn()`` answered by a
+replay of the matching recording played as a variant that could physically
+have happened (``_perturb``): output cut or merged differently, output still
+in flight when the test sent its next key, pauses stretched or shrunk. The
+replay checks the inputs as a strict replay does, on a virtual clock, so a
+variant costs milliseconds. A variant that fails the body is a race the
+test has: the shaker shrinks it to the fewest operations that still fail
+it, and reports them in words, with the failure and a line that replays it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..engine.driver import Driver
+from ..engine.settings import record_sessions, substitute_sessions
+from ..errors import ReplayDivergence, ShakeFailure, TermsimError
+from ..events import Warned
+from ..recording.format import Recording
+from .perturb import Op, Perturbation, Split, Stretch, parse, random_variant
+from .session import ReplaySession
+
+#: How many times the body may run while a failing variant is shrunk.
+SHRINK_BUDGET = 200
+
+
+def only_divergences(error: BaseException) -> bool:
+    """The error is the test sending input its replay does not have (and
+    nothing else went wrong)."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(only_divergences(e) for e in error.exceptions)
+    return isinstance(error, ReplayDivergence)
+
+
+def describe_error(error: BaseException, depth: int = 0) -> str:
+    """An error as text; for an exception group, its first few errors too."""
+    head = f"{type(error).__name__}: {error}" if depth or not isinstance(
+        error, TermsimError) else str(error)
+    if not isinstance(error, BaseExceptionGroup):
+        return head
+    parts = [head]
+    for sub in error.exceptions[:3]:
+        parts.append("  " + describe_error(sub, depth + 1).replace("\n", "\n  "))
+    if len(error.exceptions) > 3:
+        parts.append(f"  … {len(error.exceptions) - 3} more")
+    return "\n".join(parts)
+
+
+def variant_text(variants: Sequence[object]) -> str:
+    """The text of one variant per session: ``"split 3021 | (none)"``."""
+    return " | ".join(str(v) for v in variants)
+
+
+def parse_variants(text: str) -> list[Perturbation]:
+    return [parse(part) for part in text.split("|")]
+
+
+@dataclass
+class Shaker:
+    """Runs ``body`` against replays of ``paths`` (one per ``spawn()``, in order)."""
+
+    paths: Sequence[str | os.PathLike[str]]
+    body: Callable[[], None]
+    #: For reports: how to name the test, and where a person should look.
+    name: str = "the test"
+
+    def __post_init__(self) -> None:
+        self.recordings = [Recording.open(p) for p in self.paths]
+        self.runs = 0
+        #: Variants tried by :meth:`shake` (not counting shrinking).
+        self.tried = 0
+        self.mismatched = 0
+        self._budget_end = SHRINK_BUDGET
+
+    def variant(self, seed: int) -> list[Perturbation]:
+        return [random_variant(r.events, random.Random(f"{seed}:{k}"))
+                for k, r in enumerate(self.recordings)]
+
+    def attempt(self, variants: Sequence[Perturbation]) -> BaseException | None:
+        """Run the body once against these variants; what it raised, if anything."""
+        self.runs += 1
+        queue = list(zip(self.recordings, variants, strict=True))
+
+        def substitute(argv: list[str], options: dict[str, Any]) -> Driver:
+            if not queue:
+                raise TermsimError(
+                    "shake: the test started more sessions than it recorded when it passed")
+            recording, variant = queue.pop(0)
+            end = recording.end
+            if end is not None and end.how == "error: not started":
+                # spawn() failed live; it fails the same way here.
+                warned = next((e.message for e in recording.of_type(Warned)), end.how)
+                raise TermsimError(warned)
+            return ReplaySession(recording, perturb=variant, timeout=options["timeout"],
+                                 stall=options["stall"])
+
+        with substitute_sessions(substitute), record_sessions(None):
+            try:
+                self.body()
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # pytest.fail() and friends are BaseExceptions
+                return exc
+        return None
+
+    def replayable(self) -> BaseException | None:
+        """None if the body passes against its recordings replayed as they
+        are; else what it raised (it checks something a replay does not
+        have, such as a process id): such a test cannot be shaken."""
+        return self.attempt([Perturbation() for _ in self.recordings])
+
+    def shake(self, count: int, *, first: int = 1) -> ShakeFailure | None:
+        """Try ``count`` variants; the first that fails, shrunk, or None.
+
+        A variant on which the test sends input its recording does not have
+        is not counted as a race: the sessions were matched to the wrong
+        recordings (concurrent sessions of one command start in another
+        order, as trio's scheduler shuffles them); :attr:`mismatched` counts
+        those variants.
+        """
+        for seed in range(first, first + count):
+            variants = self.variant(seed)
+            self.tried += 1
+            error = self.attempt(variants)
+            if error is not None and only_divergences(error):
+                self.mismatched += 1
+            elif error is not None:
+                return self.failure(seed, variants, error, count)
+        return None
+
+    def failure(self, seed: int, variants: list[Perturbation], error: BaseException,
+                count: int) -> ShakeFailure:
+        variants, error = self.shrink(variants, error)
+        lines = [f"{self.name} passed live, but fails on variant {seed} of {count} of its "
+                 "recorded sessions (a way its output could have arrived).",
+                 f"  the smallest variant that still fails ({self.runs} runs to find it):"]
+        for k, (path, variant) in enumerate(zip(self.paths, variants, strict=True)):
+            if not variant:
+                continue
+            where = f"session {k + 1} ({os.fspath(path)})" if len(variants) > 1 \
+                else os.fspath(path)
+            lines.append(f"    {where}: {variant}")
+            lines += [f"      - {d}" for d in variant.describe(self.recordings[k].events)]
+        lines.append("  replay it:")
+        for path, variant in zip(self.paths, variants, strict=True):
+            if variant or len(variants) == 1:
+                lines.append(f"    termsim.replay({os.fspath(path)!r}, "
+                             f"perturb={str(variant)!r})")
+        lines.append("  the failure:")
+        lines += ["    " + line for line in describe_error(error).splitlines()]
+        return ShakeFailure("\n".join(lines), variants=variants, error=error)
+
+    def shrink(self, variants: list[Perturbation], error: BaseException,
+               ) -> tuple[list[Perturbation], BaseException]:
+        """The fewest operations (delta debugging), then the gentlest, that
+        still fail the body the same way."""
+        kind = type(error)
+        items: list[tuple[int, Op]] = [(k, op) for k, v in enumerate(variants) for op in v.ops]
+
+        def build(chosen: Sequence[tuple[int, Op]]) -> list[Perturbation]:
+            return [Perturbation(tuple(op for j, op in chosen if j == k))
+                    for k in range(len(variants))]
+
+        def fails(chosen: Sequence[tuple[int, Op]]) -> BaseException | None:
+            if self.runs >= self._budget_end:
+                return None
+            found = self.attempt(build(chosen))
+            return found if isinstance(found, kind) else None
+
+        self._budget_end = self.runs + SHRINK_BUDGET
+        chunks = 2
+        while len(items) >= 2 and chunks <= len(items):
+            size = -(-len(items) // chunks)
+            for start in range(0, len(items), size):
+                rest = items[:start] + items[start + size:]
+                found = fails(rest)
+                if found is not None:
+                    items, error = rest, found
+                    chunks = max(chunks - 1, 2)
+                    break
+            else:
+                if chunks == len(items):
+                    break
+                chunks = min(chunks * 2, len(items))
+        if len(items) == 1:
+            found = fails([])
+            if found is not None:  # it fails with no perturbation at all
+                return build([]), found
+        # Gentler: a stretch closer to 1.
+        for i, (k, op) in enumerate(items):
+            if isinstance(op, Stretch):
+                gentler = Stretch(op.index, round((op.factor + 1) / 2, 3))
+                candidate = [*items[:i], (k, gentler), *items[i + 1:]]
+                found = fails(candidate)
+                if found is not None:
+                    items, error = candidate, found
+        items.sort(key=lambda item: (item[0], not isinstance(item[1], Split)))
+        return build(items), error

@@ -1,0 +1,193 @@
+"""What the renderers share: colours, escaping, and a row as it is drawn.
+
+The SVG screenshot (:mod:`termsim.report.svg`) and the HTML report
+(:mod:`termsim.report.html`) must draw a screen the same way, so the decisions live
+here once: xterm's palette for pyte's colour names, reverse video and the
+cursor as swapped colours (:class:`Look`), where a cursor that sits past the
+last column is drawn, and which characters are replaced before they reach
+markup. A row comes from :meth:`~termsim.Snapshot.runs` (the only view of a
+screen this module uses) and leaves as :class:`DrawnRun` values, in looks,
+with the cursor laid over it; each renderer then only writes its format.
+
+Everything the program printed is data: :func:`clean` replaces the characters
+XML cannot hold (and the invisible controls) with U+FFFD, and :func:`escape`
+is the one escaping function of both renderers, for text and for quoted
+attribute values alike.
+
+Derived looks are memoised by style *identity*: a snapshot hands out one
+``Style`` object per set of attributes, and a page of thousands of screens
+asks for the same few looks tens of thousands of times (hashing a dataclass
+each time would cost more than drawing the rest of the run).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..emulator.snapshot import Run, Snapshot, Style
+
+#: xterm's default 16 colours, under pyte's names (pyte says "brown" for yellow,
+#: and "bfightmagenta" for the bright magenta background, a typo kept here).
+PALETTE: dict[str, str] = {
+    "black": "#000000",
+    "red": "#cd0000",
+    "green": "#00cd00",
+    "brown": "#cdcd00",
+    "yellow": "#cdcd00",
+    "blue": "#0000ee",
+    "magenta": "#cd00cd",
+    "cyan": "#00cdcd",
+    "white": "#e5e5e5",
+    "brightblack": "#7f7f7f",
+    "brightred": "#ff0000",
+    "brightgreen": "#00ff00",
+    "brightbrown": "#ffff00",
+    "brightyellow": "#ffff00",
+    "brightblue": "#5c5cff",
+    "brightmagenta": "#ff00ff",
+    "bfightmagenta": "#ff00ff",
+    "brightcyan": "#00ffff",
+    "brightwhite": "#ffffff",
+}
+#: The default foreground (light grey) and background (dark).
+DEFAULT_FG = "#d0d0d0"
+DEFAULT_BG = "#1c1c1c"
+
+_HEX = re.compile(r"[0-9a-fA-F]{6}")
+# Characters XML 1.0 cannot hold, plus the C0/C1 controls and DEL (legal in XML
+# but invisible, and never meant to be on a screen).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def colour(name: str, default: str) -> str:
+    """``#rrggbb`` for a pyte colour name or hex string; ``default`` for "default"
+    and anything not understood, so that nothing but a colour reaches markup."""
+    if name in PALETTE:
+        return PALETTE[name]
+    if len(name) == 6 and _HEX.fullmatch(name):
+        return "#" + name.lower()
+    return default
+
+
+def clean(text: str) -> str:
+    """``text`` with every character XML cannot hold replaced by U+FFFD (one
+    for one, so columns still count)."""
+    if text.isascii() and text.isprintable():
+        return text  # the usual case, without the regex
+    return _UNSAFE.sub("\ufffd", text)
+
+
+def escape(value: object) -> str:
+    """``str(value)``, cleaned, for XML/HTML text and for double- or
+    single-quoted attribute values: the one escaping rule of both renderers,
+    so neither can be looser than the other."""
+    return (
+        clean(str(value)).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        .replace('"', "&quot;").replace("'", "&#39;")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """How a cell is drawn, resolved: colours as ``#rrggbb``, reverse video and
+    the cursor already applied, so a renderer only writes it out."""
+
+    fg: str
+    bg: str
+    bold: bool = False
+    italic: bool = False
+    underline: bool = False
+    strikethrough: bool = False
+    cursor: bool = False
+
+
+DEFAULT_LOOK = Look(DEFAULT_FG, DEFAULT_BG)
+_DEFAULT_STYLE = Style()
+
+#: ``id(style)`` -> (the style, its look, its look under the cursor); the
+#: style is kept so its id stays its own. Bounded like the styles themselves.
+_LOOKS: dict[int, tuple[Style, Look, Look]] = {}
+_MAX_LOOKS = 1 << 14
+
+
+def look(style: Style, cursor: bool = False) -> Look:
+    """The look of cells in ``style``; the cursor is drawn in reverse video
+    (of whatever the cell shows, reverse video included)."""
+    known = _LOOKS.get(id(style))
+    if known is None or known[0] is not style:
+        fg, bg = colour(style.fg, DEFAULT_FG), colour(style.bg, DEFAULT_BG)
+        if style.reverse:
+            fg, bg = bg, fg
+        attrs = (bool(style.bold), bool(style.italic), bool(style.underline),
+                 bool(style.strikethrough))
+        if len(_LOOKS) >= _MAX_LOOKS:
+            _LOOKS.clear()
+        known = _LOOKS[id(style)] = (style, Look(fg, bg, *attrs), Look(bg, fg, *attrs, True))
+    return known[2] if cursor else known[1]
+
+
+class DrawnRun(NamedTuple):
+    """A run as drawn. As in :class:`~termsim.Run`, a run that is not ``wide``
+    and is more than one column wide has one code point per column. (A named
+    tuple, not a dataclass: a page builds tens of thousands.)"""
+
+    col: int
+    width: int
+    #: Cleaned (see :func:`clean`), not escaped: that is the format's business.
+    text: str
+    look: Look
+    wide: bool = False
+
+
+def cursor_cell(snapshot: Snapshot) -> tuple[int, int] | None:
+    """Where a visible cursor is drawn, or None. Clamped into the screen: a
+    cursor in the pending-wrap column (after the last one) still shows."""
+    cur = snapshot.cursor
+    if not cur.visible or snapshot.rows < 1 or snapshot.cols < 1:
+        return None
+    return min(max(cur.row, 0), snapshot.rows - 1), min(max(cur.col, 0), snapshot.cols - 1)
+
+
+def drawn_runs(runs: Sequence[Run], cursor_col: int | None = None) -> list[DrawnRun]:
+    """``runs`` (of one row) as drawn, with the cursor at ``cursor_col``.
+
+    The cursor covers a whole wide character, even from its right half, and
+    is a run of its own; past the end of the runs (the row's trailing
+    default blanks, which the runs leave out) the blanks up to the cursor
+    are drawn too, so the result ends at the cursor or the last run,
+    whichever is further right.
+    """
+    out = [DrawnRun(r.col, r.width, clean(r.text), look(r.style), r.wide) for r in runs]
+    if cursor_col is None:
+        return out
+    c = cursor_col
+    i = next((i for i, r in enumerate(out) if r.col <= c < r.col + r.width), -1)
+    if i < 0:
+        end = out[-1].col + out[-1].width if out else 0
+        if c > end:
+            out.append(DrawnRun(end, c - end, " " * (c - end), DEFAULT_LOOK))
+        out.append(DrawnRun(c, 1, " ", look(_DEFAULT_STYLE, True)))
+        return out
+    run = out[i]
+    cursor = look(runs[i].style, True)
+    if run.wide or run.width == 1:
+        out[i] = run._replace(look=cursor)
+        return out
+    k = c - run.col
+    parts = [DrawnRun(c, 1, run.text[k], cursor)]
+    if k:
+        parts.insert(0, DrawnRun(run.col, k, run.text[:k], run.look))
+    if k + 1 < run.width:
+        parts.append(DrawnRun(c + 1, run.width - k - 1, run.text[k + 1:], run.look))
+    out[i:i + 1] = parts
+    return out
+
+
+def drawn_row(snapshot: Snapshot, row: int, cursor: tuple[int, int] | None) -> list[DrawnRun]:
+    """Row ``row`` of ``snapshot`` as drawn, given :func:`cursor_cell`'s answer."""
+    if cursor is None or cursor[0] != row:
+        return drawn_runs(snapshot.runs(row))
+    return drawn_runs(snapshot.runs(row), cursor[1])
