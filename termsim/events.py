@@ -23,14 +23,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, NewType, TypeAlias, get_args
 
 __all__ = [
+    "CLOSINGS",
     "OUTCOMES",
+    "Closing",
     "End",
+    "Errored",
     "Event",
     "Exit",
     "Hangup",
+    "How",
     "Input",
     "InputRead",
     "Note",
@@ -42,9 +46,13 @@ __all__ = [
     "UnknownSequences",
     "Unrecognized",
     "WaitEnded",
+    "WaitOutcome",
     "WaitStarted",
     "Warned",
+    "end_how",
+    "errored",
     "stamp",
+    "wait_outcome",
 ]
 
 
@@ -128,13 +136,56 @@ class InputRead:
     answered: bool = False
 
 
-#: How a wait ended. ``"error: <type>"`` is also possible: a predicate raised.
+#: How a wait ended, when nothing raised.
 Outcome: TypeAlias = Literal[
     "matched", "timed out", "stalled", "program exited", "session closed", "cancelled",
 ]
-OUTCOMES: tuple[str, ...] = (
-    "matched", "timed out", "stalled", "program exited", "session closed", "cancelled",
-)
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+
+#: ``"error: <what>"``: a wait's predicate raised (``<what>`` is the error's
+#: type), or a session ended by an error. Not a Literal, since the type is
+#: the test's; :func:`errored` is the one way to make one, so a bare string
+#: cannot pass for it under mypy.
+Errored = NewType("Errored", str)
+ERROR_PREFIX = "error: "
+
+
+def errored(what: str) -> Errored:
+    """The outcome (or end) for an error: ``"error: <what>"``."""
+    return Errored(ERROR_PREFIX + what)
+
+
+#: What :attr:`WaitEnded.outcome` holds.
+WaitOutcome: TypeAlias = Outcome | Errored
+#: How a session ended, besides ``"error: <what>"`` (``"error: not started"``:
+#: the program could not be started); ``"imported"``: converted from another
+#: format (asciicast).
+Closing: TypeAlias = Literal["closed", "cancelled", "cancelled while starting", "imported"]
+CLOSINGS: tuple[Closing, ...] = get_args(Closing)
+#: What :attr:`End.how` holds.
+How: TypeAlias = Closing | Errored
+
+
+def wait_outcome(value: str) -> WaitOutcome:
+    """``value`` as a wait's outcome; :class:`ValueError` naming it if it is
+    none (a recording from a newer termsim, or a damaged one)."""
+    for outcome in OUTCOMES:
+        if value == outcome:
+            return outcome
+    if value.startswith(ERROR_PREFIX):
+        return Errored(value)
+    raise ValueError(f"outcome {value!r} is none of {', '.join(OUTCOMES)} or 'error: ...'")
+
+
+def end_how(value: str) -> How:
+    """``value`` as how a session ended; :class:`ValueError` naming it if it is none."""
+    for closing in CLOSINGS:
+        if value == closing:
+            return closing
+    if value.startswith(ERROR_PREFIX):
+        return Errored(value)
+    raise ValueError(f"how the session ended, {value!r}, is none of "
+                     f"{', '.join(CLOSINGS)} or 'error: ...'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +206,7 @@ class WaitEnded:
 
     t: float
     id: int
-    outcome: str
+    outcome: WaitOutcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +272,7 @@ class End:
     A recording without it was cut short (a crash, a kill)."""
 
     t: float
-    how: str
+    how: How
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,16 +37,19 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
+import inspect
 import os
 import re
 import shlex
 from collections import Counter
-from collections.abc import Generator
+from collections.abc import Callable, Coroutine, Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from .engine import settings
 from .engine.playback import Playback
 from .engine.settings import golden_screens, record_sessions
 from .errors import RecordingError, describe_status
@@ -141,6 +144,35 @@ def _remove_stale(directory: Path, stem: str) -> None:
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     with _goldens(item):
         return (yield from _recorded_call(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
+    """Carry termsim's settings (set around the call, above) into the task
+    that runs an async test. They are context variables, and anyio's runner
+    runs every test of a module in one task made before them, whose context
+    is not the caller's: set there directly, they would not be seen, or a
+    test's would stay for the next. Applied inside the test's coroutine,
+    they hold for the test and the tasks it starts, and end with it."""
+    test = pyfuncitem.obj
+    if not inspect.iscoroutinefunction(test):
+        return (yield)
+    pyfuncitem.obj = _carrying(test, settings.current())
+    try:
+        return (yield)
+    finally:
+        pyfuncitem.obj = test
+
+
+def _carrying(
+    test: Callable[..., Coroutine[Any, Any, Any]], values: settings.Settings,
+) -> Callable[..., Coroutine[Any, Any, Any]]:
+    @functools.wraps(test)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        with settings.applied(values):
+            return await test(*args, **kwargs)
+
+    return run
 
 
 def golden_file(item: pytest.Item, name: str) -> Path:
@@ -452,8 +484,7 @@ def _describe(paths: list[Path], config: pytest.Config) -> str:
 
 def _failed_wait(recording: Recording) -> str | None:
     """The last wait that ended badly, described."""
-    failed = [w for w in recording.waits()
-              if w.end is not None and w.outcome not in ("?", "matched")]
+    failed = [w for w in recording.waits() if w.end is not None and w.failed]
     if not failed:
         return None
     w = max(failed, key=lambda w: w.end or 0.0)

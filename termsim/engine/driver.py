@@ -25,6 +25,7 @@ from ..errors import ArgumentError, surface, warn
 from ..events import Event, Note, Warned, stamp
 from ..recording.redact import REDACTED
 from .engine import Engine, Mark
+from .expect import expect_screen
 from .predicates import PredicateLike
 from .screentext import Mask
 
@@ -59,8 +60,17 @@ class Driver(ABC):
         for listener in self.listeners:
             listener(event)
 
+    def now(self) -> float:
+        """The session's clock: seconds since the program started, live; in a
+        replay, virtual seconds into the recording, which move only to a
+        recorded event's time or a wait's deadline (after a wait that
+        matched, the time the matching output was recorded at). Events'
+        ``t``, ``Mark.at`` and timeouts are all on this clock, so a test that
+        measures with it measures the same on a replay."""
+        return self.engine.source.now()
+
     def _now(self) -> float:
-        return stamp(self.engine.source.now())
+        return stamp(self.now())
 
     def _mark(self, label: str, *, tracked: bool = False) -> Mark:
         """The mark of the input (or resize) about to go out. ``tracked``: the
@@ -152,10 +162,9 @@ class Driver(ABC):
         :class:`GoldenMissing`; ``pytest --termsim-update`` writes goldens.
         """
         __tracebackhide__ = True
-        from .expect import expect_screen
-
-        return await expect_screen(self, expected, golden=golden, since=since,
-                                   timeout=timeout, region=region, mask=mask, styles=styles,
+        return await expect_screen(self.engine, expected, golden=golden, since=since,
+                                   timeout=self.timeout if timeout is None else timeout,
+                                   stall=self.stall, region=region, mask=mask, styles=styles,
                                    cursor=cursor)
 
     @surface

@@ -58,7 +58,7 @@ from typing import Protocol
 import anyio
 
 from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import HistoryMark, Terminal
+from ..emulator.terminal import HistoryMark, Query, Terminal
 from ..errors import ArgumentError, Scrub, SessionClosed, _same
 from ..events import (
     Event,
@@ -66,9 +66,12 @@ from ..events import (
     InputRead,
     Output,
     Resize,
+    ScreenCompared,
     TtyMode,
     WaitEnded,
+    WaitOutcome,
     WaitStarted,
+    errored,
     stamp,
 )
 from .failures import ProcessExited, Stalled, WaitTimeout
@@ -101,7 +104,21 @@ class Mark:
 
 
 class Source(Protocol):
-    """Where time, progress and tty state come from (a PTY, or a recording)."""
+    """Where time, progress and tty state come from (a PTY, or a recording).
+
+    What a source gives the engine: the session's clock (:meth:`now`), the
+    tty mode (:meth:`input_ready`), the output already there
+    (:meth:`catch_up`) and the passing of time (:meth:`run_until`). The
+    engine only calls these; it never asks what the source is.
+
+    What it gets: nothing at construction, no pointer back. A source that
+    produces events by itself (the live PTY) is handed a :class:`Sink` by
+    whoever composes the session, and gives the events to it in order; a
+    replay is the session, and applies its recorded events with
+    :meth:`Engine.apply` inside :meth:`run_until`. Either way each event is
+    applied once, in order, and the engine answers with the replies the
+    terminal owes the program.
+    """
 
     def now(self) -> float:
         """Seconds since the session started, on this source's clock."""
@@ -120,8 +137,31 @@ class Source(Protocol):
         """Return when ``event`` is set or the clock reaches ``deadline``.
 
         ``poll``: a pending predicate reads the tty mode, which changes without
-        output; re-check it (``Engine.notify``) on a short timer.
+        output; re-check it (``Sink.notify``) on a short timer.
         """
+        ...
+
+
+class Sink(Protocol):
+    """What a live source may do to the engine, and nothing more: the
+    :class:`Engine` is one, and a PTY source is given it at construction
+    (so it holds no engine, and a test can give it a fake)."""
+
+    def apply(self, event: Event) -> bytes:
+        """The next event of the session; returns the replies owed to the program."""
+        ...
+
+    def take_deferred(self) -> list[Query]:
+        """The queries whose replies the policy delays (the source sends each
+        after its delay, in order with the output)."""
+        ...
+
+    def notify(self) -> None:
+        """Something that prints nothing may have changed (the tty mode): look again."""
+        ...
+
+    def close(self) -> None:
+        """The source is going away: pending waits fail now."""
         ...
 
 
@@ -315,6 +355,10 @@ class Engine:
     def waiting(self) -> bool:
         """Whether any wait is pending (so every screen matters)."""
         return bool(self._waits)
+
+    def take_deferred(self) -> list[Query]:
+        """The queries whose replies the policy delays, taken once each."""
+        return self.terminal.take_deferred()
 
     # -- inputs and their reading ---------------------------------------------------
 
@@ -517,18 +561,25 @@ class Engine:
                               str(since) if since is not None else None, timeout))
         return self._waits_started, started
 
-    def _ended(self, wait_id: int, outcome: str) -> None:
+    def _ended(self, wait_id: int, outcome: WaitOutcome) -> None:
         self.emit(WaitEnded(stamp(self.source.now()), wait_id, outcome))
+
+    def compared(self, wait_id: int, expected: str, actual: str, golden: str | None) -> None:
+        """Put both screens of a screen comparison that wait ``wait_id`` made
+        in the session's events, for the recording and its report."""
+        self.emit(ScreenCompared(stamp(self.source.now()), wait_id, expected, actual, golden))
 
     async def wait_for(
         self, predicate: PredicateLike, *, timeout: float, since: Mark | None = None,
-        stall: float | None = None,
+        stall: float | None = None, started: Callable[[int], None] | None = None,
     ) -> Snapshot:
         """Wait until ``predicate`` holds on a settled screen drawn after ``since``.
 
         Returns the snapshot that matched. Raises :class:`WaitTimeout`
         (:class:`Stalled` with ``stall=``), :class:`ProcessExited` or
-        :class:`SessionClosed`.
+        :class:`SessionClosed`. ``started`` is told the wait's id as it
+        starts, for events about it (:meth:`compared`): other tasks may
+        start waits meanwhile, so the id cannot be guessed.
         """
         __tracebackhide__ = True
         pred = as_predicate(predicate).fresh()
@@ -540,11 +591,13 @@ class Engine:
         misfit = self._misfit(pred)
         if misfit is not None:
             raise misfit
-        wait_id, started = self._started(pred.describe(), since, timeout)
-        wait = _Wait(pred, since, anyio.Event(), started, started + timeout, stall,
+        wait_id, began = self._started(pred.describe(), since, timeout)
+        if started is not None:
+            started(wait_id)
+        wait = _Wait(pred, since, anyio.Event(), began, began + timeout, stall,
                      timed=stall is not None or pred.wake_at(self._context()) is not None)
         wait.leaves = [(leaf, Sighting()) for leaf in pred.leaves()]
-        outcome = "timed out"
+        outcome: WaitOutcome = "timed out"
         self._waits.append(wait)
         try:
             self._evaluated = (-1, None)
@@ -580,7 +633,22 @@ class Engine:
 
     def _timeout_error(self, wait: _Wait, timeout: float, *,
                        stalled_for: float | None = None) -> WaitTimeout:
+        return self.timed_out(wait.predicate.describe(), timeout, wait=wait,
+                              stalled_for=stalled_for)
+
+    def timed_out(self, awaited: str, timeout: float, *, wait: _Wait | None = None,
+                  stalled_for: float | None = None) -> WaitTimeout:
+        """The error for ``awaited`` not happening within ``timeout``: the one
+        place a :class:`WaitTimeout` is made, so every one shows the same
+        evidence (the screen, the silence, queries left unanswered...). A
+        session raises it when the program does not read its input."""
         snap = self.snapshot()
+        if wait is None:
+            return WaitTimeout(
+                awaited=awaited, timeout=timeout, snapshot=snap, silent_for=self.silent_for(),
+                unanswered=self.terminal.unanswered(), recording=self.recording,
+                unknown=dict(self.terminal.unknown), scrub=self.scrub,
+            )
         self.film.screen(self.source.now(), snap)
         pred = wait.predicate
         notes = []
@@ -598,7 +666,7 @@ class Engine:
                 notes.append(f"{leaf.describe()}: {sighting.describe()}")
         kind = Stalled if stalled_for is not None else WaitTimeout
         return kind(
-            awaited=pred.describe(), timeout=timeout, snapshot=snap,
+            awaited=awaited, timeout=timeout, snapshot=snap,
             silent_for=self.silent_for(), predicate=pred,
             unanswered=self.terminal.unanswered(), explanation=pred.explain(snap),
             since=str(wait.since) if wait.since else "", recording=self.recording,
@@ -612,7 +680,7 @@ class Engine:
         _check_seconds("timeout", timeout)
         if not self.exited and not self.closed:
             wait_id, started = self._started("the program to exit", None, timeout)
-            outcome = "timed out"
+            outcome: WaitOutcome = "timed out"
             try:
                 await self.source.run_until(self._exit_event, started + timeout, False)
                 if self.exited:
@@ -626,12 +694,7 @@ class Engine:
             if not self.exited:
                 if self.closed:
                     raise SessionClosed("the session was closed while waiting for the exit")
-                raise WaitTimeout(
-                    awaited="the program to exit", timeout=timeout, snapshot=self.snapshot(),
-                    silent_for=self.silent_for(),
-                    unanswered=self.terminal.unanswered(), recording=self.recording,
-                    unknown=dict(self.terminal.unknown), scrub=self.scrub,
-                )
+                raise self.timed_out("the program to exit", timeout)
         if not self.exited:
             raise SessionClosed("the session is closed")
         return self.exit_status
@@ -650,11 +713,11 @@ def _safe(p: Predicate, snap: Snapshot) -> bool:
         return False
 
 
-def _outcome_of(exc: BaseException) -> str:
+def _outcome_of(exc: BaseException) -> WaitOutcome:
     if isinstance(exc, Stalled):
         return "stalled"
     if isinstance(exc, ProcessExited):
         return "program exited"
     if isinstance(exc, SessionClosed):
         return "session closed"
-    return f"error: {type(exc).__name__}"
+    return errored(type(exc).__name__)

@@ -20,20 +20,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
 from ..errors import ArgumentError, GoldenMissing, shown_path
-from ..events import ScreenCompared, stamp
 from . import settings as _hooks
+from .engine import Engine, Mark
 from .failures import ScreenMismatch, WaitTimeout
 from .predicates import Context, Predicate
 from .screentext import Mask, Options, ScreenText, diff, matches, options_for, parse, render
-
-if TYPE_CHECKING:
-    from .driver import Driver
-    from .engine import Mark
 
 #: Updating a golden that no longer matches: how long the screen (as the
 #: golden would be written) must stay the same before it is written.
@@ -101,10 +96,12 @@ def _masks(mask: Mask | Sequence[Mask]) -> tuple[Mask, ...]:
 
 
 async def expect_screen(
-    driver: Driver, expected: str | None, *, golden: str | os.PathLike[str] | None,
-    since: Mark | None, timeout: float | None, region: Region | None,
+    engine: Engine, expected: str | None, *, golden: str | os.PathLike[str] | None,
+    since: Mark | None, timeout: float, stall: float | None, region: Region | None,
     mask: Mask | Sequence[Mask], styles: bool | None, cursor: bool | None,
 ) -> Snapshot:
+    """The engine and the session's defaults (``timeout``, ``stall``) are
+    all it takes: no driver, so the driver can import this module."""
     __tracebackhide__ = True
     if (expected is None) == (golden is None):
         raise ArgumentError("expect_screen() takes the expected screen or golden=, one of them")
@@ -118,14 +115,15 @@ async def expect_screen(
                 "plugin (or termsim.golden_screens()); outside them give a path")
         text = _read(path)
         if _hooks.updating_goldens():
-            return await _update(driver, path, text, since=since, timeout=timeout,
-                                 region=region, mask=masks, styles=styles, cursor=cursor)
+            return await _update(engine, path, text, since=since, timeout=timeout,
+                                 stall=stall, region=region, mask=masks, styles=styles,
+                                 cursor=cursor)
         if text is None:
             options = Options(region, masks, bool(styles), cursor is not False)
-            snap = await driver.wait_for(Steady(options, UPDATE_QUIET, path), since=since,
-                                         timeout=timeout)
+            snap = await engine.wait_for(Steady(options, UPDATE_QUIET, path), since=since,
+                                         timeout=timeout, stall=stall)
             _hooks.golden_used(path, "missing")
-            raise GoldenMissing(path, driver.engine.scrub(render(snap, options).text()))
+            raise GoldenMissing(path, engine.scrub(render(snap, options).text()))
     else:
         text = expected
     assert text is not None
@@ -136,33 +134,26 @@ async def expect_screen(
     name = f"the screen in {shown_path(path)}" if path is not None else \
         f"the expected screen ({len(wanted.rows)} rows)"
     predicate = ScreenIs(wanted, options, name)
-    # The wait starts before the first await in wait_for: its id is the next one.
-    wait_id = driver.engine.waits_started + 1
+    wait_ids: list[int] = []
     try:
-        snap = await driver.wait_for(predicate, since=since, timeout=timeout)
+        snap = await engine.wait_for(predicate, since=since, timeout=timeout, stall=stall,
+                                     started=wait_ids.append)
     except WaitTimeout as exc:
         if path is not None:
             _hooks.golden_used(path, "differs")
         actual = render(exc.snapshot, options)
-        _compared(driver, wait_id, wanted, actual, path)
+        engine.compared(wait_ids[0], wanted.text(), actual.text(), path)
         raise ScreenMismatch(exc, expected=wanted.text(), actual=actual.text(),
                              diff=diff(wanted, actual), golden=path) from None
-    _compared(driver, wait_id, wanted, render(snap, options), path)
+    engine.compared(wait_ids[0], wanted.text(), render(snap, options).text(), path)
     if path is not None:
         _hooks.golden_used(path, "matched")
     return snap
 
 
-def _compared(driver: Driver, wait_id: int, wanted: ScreenText, actual: ScreenText,
-              path: str | None) -> None:
-    """Put both screens in the session's events, for the recording and its report."""
-    driver._emit(ScreenCompared(stamp(driver.engine.source.now()), wait_id, wanted.text(),
-                                actual.text(), path))
-
-
 async def _update(
-    driver: Driver, path: str, text: str | None, *, since: Mark | None,
-    timeout: float | None, region: Region | None, mask: tuple[Mask, ...],
+    engine: Engine, path: str, text: str | None, *, since: Mark | None,
+    timeout: float, stall: float | None, region: Region | None, mask: tuple[Mask, ...],
     styles: bool | None, cursor: bool | None,
 ) -> Snapshot:
     """Keep a golden that still matches; else write the screen once steady."""
@@ -174,13 +165,13 @@ async def _update(
             styles = wanted.styles
     options = Options(region, mask, bool(styles), cursor is not False)
     steady = Steady(options, UPDATE_QUIET, path)
-    snap = await driver.wait_for(steady if target is None else target | steady, since=since,
-                                 timeout=timeout)
+    snap = await engine.wait_for(steady if target is None else target | steady, since=since,
+                                 timeout=timeout, stall=stall)
     if target is not None and target(snap):
         _hooks.golden_used(path, "matched")
         return snap
     written = render(snap, options).text()
-    _write(path, driver.engine.scrub(written))
+    _write(path, engine.scrub(written))
     _hooks.golden_used(path, "written" if text is None else "updated")
     return snap
 

@@ -1,5 +1,5 @@
-"""Process-wide defaults that tools set around tests: where sessions record,
-what stands in for them, and where golden screens live.
+"""Defaults that tools set around tests: where sessions record, what stands
+in for them, and where golden screens live.
 
 The pytest plugin records every session a test spawns without the test
 saying so. It does that through :func:`record_sessions`, a public hook any
@@ -7,6 +7,14 @@ other runner can use too, instead of reaching into a module of termsim.
 ``spawn(record=...)`` always wins over the hook; ``record=False`` opts out.
 Shaking a test (``--termsim-shake``) runs its body again with
 :func:`substitute_sessions` handing out replays where it calls ``spawn``.
+
+Each setting is a :class:`contextvars.ContextVar`, not a module global: a
+test (or one task of it) that sets one cannot change what a concurrent test
+or task sees, while the tasks it starts inherit it (anyio and asyncio copy
+the context into a new task). A test runner that runs a test's coroutine in
+a task made before the test (anyio's pytest runner keeps one task for a
+whole module) carries them over with :func:`current` and :func:`applied`,
+as the pytest plugin does.
 """
 
 from __future__ import annotations
@@ -14,66 +22,30 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .driver import Driver
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 #: Given the argv of a session about to start, the file to record it to
 #: (None: do not record this one).
 PathFor = Callable[[list[str]], "str | os.PathLike[str] | None"]
 
-_path_for: PathFor | None = None
 
+class StandIn(Protocol):
+    """A session given out instead of a live one (a replay, under shake).
 
-@contextmanager
-def record_sessions(path_for: PathFor | None) -> Iterator[None]:
-    """Record every session started in this block to ``path_for(argv)``.
-
-    A process-wide setting (sessions run in many tasks of one test), restored
-    when the block ends; blocks nest. ``None`` turns the default off.
+    Typed by what ``spawn()``'s caller does with it, so this module needs
+    nothing of the driver (which, through ``expect_screen``, needs this one).
     """
-    global _path_for
-    previous, _path_for = _path_for, path_for
-    try:
-        yield
-    finally:
-        _path_for = previous
 
+    async def __aenter__(self) -> Any: ...
 
-def recording_path_for(argv: list[str]) -> str | None:
-    """Where a session of ``argv`` records by default (None: nowhere)."""
-    if _path_for is None:
-        return None
-    path = _path_for(list(argv))
-    return None if path is None else os.fspath(path)
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool | None: ...
 
 
 #: Given the argv of a session about to start and spawn's other arguments,
 #: a session to use instead (a replay), or None to start the program.
-Substitute = Callable[[list[str], dict[str, Any]], "Driver | None"]
-
-_substitute: Substitute | None = None
-
-
-@contextmanager
-def substitute_sessions(substitute: Substitute | None) -> Iterator[None]:
-    """Inside this block, ``spawn()`` asks ``substitute(argv, options)`` first
-    (``options``: spawn's other arguments) and returns what it gives, if
-    anything, instead of starting the program. The pytest plugin's shake runs
-    a test's body against replays this way."""
-    global _substitute
-    previous, _substitute = _substitute, substitute
-    try:
-        yield
-    finally:
-        _substitute = previous
-
-
-def substitute_for(argv: list[str], options: dict[str, Any]) -> Driver | None:
-    """The session to use instead of starting ``argv`` (None: start it)."""
-    return None if _substitute is None else _substitute(list(argv), options)
-
+Substitute = Callable[[list[str], dict[str, Any]], "StandIn | None"]
 
 #: Given a golden screen's name (``expect_screen(golden="prompt")``), its file.
 GoldenPath = Callable[[str], "str | os.PathLike[str]"]
@@ -82,13 +54,88 @@ GoldenPath = Callable[[str], "str | os.PathLike[str]"]
 GoldenUsed = Callable[[str, str], None]
 
 
-class _Goldens:
+@dataclass(frozen=True, slots=True)
+class Goldens:
     path_for: GoldenPath | None = None
     update: bool = False
     used: GoldenUsed | None = None
 
 
-_goldens = _Goldens()
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """All the settings of one context, to carry them into another task."""
+
+    path_for: PathFor | None
+    substitute: Substitute | None
+    goldens: Goldens
+
+
+_path_for: ContextVar[PathFor | None] = ContextVar("termsim_record_sessions", default=None)
+_substitute: ContextVar[Substitute | None] = ContextVar("termsim_substitute_sessions",
+                                                        default=None)
+_NO_GOLDENS = Goldens()  # frozen: one default for every context
+_goldens: ContextVar[Goldens] = ContextVar("termsim_golden_screens", default=_NO_GOLDENS)
+
+
+def current() -> Settings:
+    """The settings seen here (to apply them where a test's coroutine runs)."""
+    return Settings(_path_for.get(), _substitute.get(), _goldens.get())
+
+
+@contextmanager
+def applied(settings: Settings) -> Iterator[None]:
+    """Inside this block, ``settings`` hold (taken elsewhere by :func:`current`)."""
+    tokens = (_path_for.set(settings.path_for), _substitute.set(settings.substitute),
+              _goldens.set(settings.goldens))
+    try:
+        yield
+    finally:
+        _goldens.reset(tokens[2])
+        _substitute.reset(tokens[1])
+        _path_for.reset(tokens[0])
+
+
+@contextmanager
+def record_sessions(path_for: PathFor | None) -> Iterator[None]:
+    """Record every session started in this block to ``path_for(argv)``.
+
+    Seen by the tasks this block's task starts (sessions run in many tasks
+    of one test), not by concurrent ones; restored when the block ends;
+    blocks nest. ``None`` turns the default off.
+    """
+    token = _path_for.set(path_for)
+    try:
+        yield
+    finally:
+        _path_for.reset(token)
+
+
+def recording_path_for(argv: list[str]) -> str | None:
+    """Where a session of ``argv`` records by default (None: nowhere)."""
+    path_for = _path_for.get()
+    if path_for is None:
+        return None
+    path = path_for(list(argv))
+    return None if path is None else os.fspath(path)
+
+
+@contextmanager
+def substitute_sessions(substitute: Substitute | None) -> Iterator[None]:
+    """Inside this block, ``spawn()`` asks ``substitute(argv, options)`` first
+    (``options``: spawn's other arguments) and returns what it gives, if
+    anything, instead of starting the program. The pytest plugin's shake runs
+    a test's body against replays this way."""
+    token = _substitute.set(substitute)
+    try:
+        yield
+    finally:
+        _substitute.reset(token)
+
+
+def substitute_for(argv: list[str], options: dict[str, Any]) -> StandIn | None:
+    """The session to use instead of starting ``argv`` (None: start it)."""
+    substitute = _substitute.get()
+    return None if substitute is None else substitute(list(argv), options)
 
 
 @contextmanager
@@ -98,12 +145,11 @@ def golden_screens(path_for: GoldenPath | None, *, update: bool = False,
     ``update``, writes) the file ``path_for(name)``, and calls ``used(path,
     outcome)`` for each. The pytest plugin sets it for every test
     (``--termsim-update``); other runners can too. Blocks nest."""
-    previous = (_goldens.path_for, _goldens.update, _goldens.used)
-    _goldens.path_for, _goldens.update, _goldens.used = path_for, update, used
+    token = _goldens.set(Goldens(path_for, update, used))
     try:
         yield
     finally:
-        _goldens.path_for, _goldens.update, _goldens.used = previous
+        _goldens.reset(token)
 
 
 def golden_path(name: str | os.PathLike[str]) -> str | None:
@@ -112,14 +158,16 @@ def golden_path(name: str | os.PathLike[str]) -> str | None:
     text = os.fspath(name)
     if os.sep in text or text.endswith(".screen"):
         return text
-    return None if _goldens.path_for is None else os.fspath(_goldens.path_for(text))
+    path_for = _goldens.get().path_for
+    return None if path_for is None else os.fspath(path_for(text))
 
 
 def updating_goldens() -> bool:
     """Whether goldens are written (the hook's ``update``, or TERMSIM_UPDATE=1)."""
-    return _goldens.update or os.environ.get("TERMSIM_UPDATE") == "1"
+    return _goldens.get().update or os.environ.get("TERMSIM_UPDATE") == "1"
 
 
 def golden_used(path: str, outcome: str) -> None:
-    if _goldens.used is not None:
-        _goldens.used(path, outcome)
+    used = _goldens.get().used
+    if used is not None:
+        used(path, outcome)

@@ -45,7 +45,6 @@ import anyio
 import anyio.abc
 
 from ..emulator.terminal import Query
-from ..engine.failures import WaitTimeout
 from ..errors import SessionClosed
 from ..events import Event, Exit, InputRead, Output, Reply, TtyMode, stamp
 from . import process as _process
@@ -55,7 +54,7 @@ from .readtrack import ReadTracker
 from .spawn import SESSION_VARIABLE, Child, set_size, start
 
 if TYPE_CHECKING:
-    from ..engine.engine import Engine
+    from ..engine.engine import Sink
 
 log = logging.getLogger("termsim")
 
@@ -142,19 +141,31 @@ def mangled_in_line_mode(fd: int, data: bytes) -> str | None:
     return None
 
 
+class InputNotRead(TimeoutError):
+    """A write did not finish within ``write_timeout``: the program does not
+    read its input. The session turns it into the engine's
+    :class:`~termsim.WaitTimeout`, which shows the screen."""
+
+    def __init__(self, unread: int, total: int, timeout: float) -> None:
+        super().__init__(f"{unread} of {total} bytes still unread after {timeout:g} s")
+        self.unread = unread
+        self.total = total
+        self.timeout = timeout
+
+
 class PtySource:
-    """A program in a PTY: the engine's live :class:`~termsim.engine.engine.Source`.
+    """A program in a PTY: what a live session's
+    :class:`~termsim.engine.engine.Source` methods are made of.
 
     ``emit`` receives every event as it happens (for the recorder and
-    listeners); the engine is given the same events, in order, when the
-    reader applies them.
+    listeners); ``sink`` (the engine, seen through the narrow
+    :class:`~termsim.engine.engine.Sink`) is given the same events, in
+    order, when the reader applies them. It holds nothing else of the engine.
     """
-
-    engine: Engine
 
     def __init__(
         self, argv: Sequence[str], *, cols: int, rows: int, env: Mapping[str, str],
-        cwd: str | None, write_timeout: float, emit: Callable[[Event], None],
+        cwd: str | None, write_timeout: float, emit: Callable[[Event], None], sink: Sink,
         inotify: bool = True, cell_size: tuple[int, int] = (10, 20),
     ) -> None:
         self.argv = list(argv)
@@ -170,6 +181,7 @@ class PtySource:
         self._tty_poll = TTY_POLL[0]
         self.write_timeout = write_timeout
         self.emit = emit
+        self._sink = sink
         self.proc: Child | None = None
         self._backlog: deque[Event] = deque()
         self._backlog_size = 0
@@ -229,7 +241,7 @@ class PtySource:
                 self._polled_activity, self._tty_poll = activity, TTY_POLL[0]
             with anyio.move_on_after(min(remaining, self._tty_poll)):
                 await event.wait()
-            self.engine.notify()
+            self._sink.notify()
             if self._activity == activity:
                 self._tty_poll = min(self._tty_poll * 2, TTY_POLL[1])
 
@@ -314,7 +326,7 @@ class PtySource:
                 await self._end_process_tree()
             finally:
                 self.drain()
-                self.engine.close()
+                self._sink.close()
                 self._tasks.cancel()
                 with anyio.move_on_after(1.0):
                     await self._reader_done.wait()
@@ -333,9 +345,9 @@ class PtySource:
                 # It may have forked since, or started a daemon that left.
                 others |= self._started()
             alive = [p for p in others if is_running(p)]
-            if self.engine.exited and not alive:
+            if self._reaped and not alive:
                 return
-            if not self.engine.exited:
+            if not self._reaped:
                 alive.append(pid)
             signal_all(pid, alive, sig)
             # Wait on the processes themselves (pidfds), not on the exit
@@ -343,7 +355,7 @@ class PtySource:
             # gone already and this shielded teardown is all that is left.
             await wait_gone(alive, grace)
             self._try_reap()
-        if not self.engine.exited:
+        if not self._reaped:
             log.error("termsim: process %d survived SIGKILL", pid)
 
     def release(self) -> None:
@@ -441,10 +453,10 @@ class PtySource:
                     event = Output(event.t, data[:limit - fed])
                 self._backlog_size -= len(event.data)
                 fed += len(event.data)
-            replies = self.engine.apply(event)
+            replies = self._sink.apply(event)
             if replies:
                 self._write_reply(replies)
-        deferred = self.engine.terminal.take_deferred()
+        deferred = self._sink.take_deferred()
         if deferred and self._tg is not None:
             for query in deferred:
                 self._tg.start_soon(self._answer_later, query)
@@ -586,12 +598,7 @@ class PtySource:
             if index is not None:
                 self._reads_pending.set()
         except TimeoutError:
-            raise WaitTimeout(
-                awaited=f"the program to read its input ({len(view)} of {len(data)} bytes "
-                "still unread)", timeout=self.write_timeout, snapshot=self.engine.snapshot(),
-                silent_for=self.engine.silent_for(),
-                unanswered=self.engine.terminal.unanswered(), scrub=self.engine.scrub,
-            ) from None
+            raise InputNotRead(len(view), len(data), self.write_timeout) from None
         except OSError as exc:
             raise SessionClosed(f"cannot write to the program: {exc}") from None
 

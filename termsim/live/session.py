@@ -3,9 +3,11 @@
 A :class:`Session` composes three parts and adds the rules about input:
 
 * a :class:`~termsim.live.pty.PtySource` (the program, its PTY, reading and
-  writing, teardown), which is the engine's source of time and events;
+  writing, teardown), which gives its events to the engine through the
+  narrow :class:`~termsim.engine.engine.Sink` it is built with;
 * the shared :class:`~termsim.engine.engine.Engine` over a sans-IO
-  :class:`~termsim.Terminal`;
+  :class:`~termsim.Terminal`, whose :class:`~termsim.engine.engine.Source`
+  is the session itself (its four methods are the PTY's), as a replay is;
 * a :class:`~termsim.recording.recorder.Recorder` (when recording), which is just the
   first listener of the session's event stream.
 
@@ -16,12 +18,13 @@ same values in the same order.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Literal
+from typing import Any, Concatenate, Literal, ParamSpec
 
 import anyio
 
@@ -31,10 +34,10 @@ from ..engine.driver import Driver
 from ..engine.engine import Engine, Mark
 from ..engine.settings import recording_path_for, substitute_for
 from ..errors import SessionClosed, TermsimError, surface, surface_sync
-from ..events import Hangup, Input, Resize, Warned
+from ..events import Hangup, How, Input, Resize, Warned, errored
 from ..recording.recorder import Recorder
 from ..recording.redact import REDACTED, Redactor
-from .pty import PtySource, is_canonical, is_hidden, is_raw, mangled_in_line_mode
+from .pty import InputNotRead, PtySource, is_canonical, is_hidden, is_raw, mangled_in_line_mode
 from .spawn import check_argv
 
 log = logging.getLogger("termsim")
@@ -88,11 +91,12 @@ class Session(Driver):
         self.escape_delay = escape_delay
         self.terminal = Terminal(cols, rows, policy=_policy(cpr, policy), cell_size=cell_size,
                                  term=self.env.get("TERM", term), emulation=emulation)
+        # Composed in one direction each: the engine asks this session (the
+        # Source) for time; the PTY hands the engine (a Sink) its events.
+        self.engine = Engine(self.terminal, self, self._emit)
         self._pty = PtySource(self.argv, cols=cols, rows=rows, env=self.env, cwd=self.cwd,
-                              write_timeout=write_timeout, emit=self._emit, inotify=inotify,
-                              cell_size=cell_size)
-        self.engine = Engine(self.terminal, self._pty, self._emit)
-        self._pty.engine = self.engine
+                              write_timeout=write_timeout, emit=self._emit, sink=self.engine,
+                              inotify=inotify, cell_size=cell_size)
         self._record = record
         #: Where this session records (None: it does not); known once started.
         self.record_path = None if not record else os.fspath(record)
@@ -106,6 +110,21 @@ class Session(Driver):
         self._started = False
         self._closed = False
 
+    # -- the engine's Source: the PTY's --------------------------------------------------
+
+    def now(self) -> float:
+        """Seconds since the program started, on the system's monotonic clock."""
+        return self._pty.now()
+
+    def input_ready(self) -> bool | None:
+        return self._pty.input_ready()
+
+    def catch_up(self) -> None:
+        self._pty.catch_up()
+
+    async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+        await self._pty.run_until(event, deadline, poll)
+
     # -- lifecycle -----------------------------------------------------------------
 
     @surface
@@ -117,12 +136,13 @@ class Session(Driver):
         self, exc_type: type[BaseException] | None, exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
+        how: How
         if exc is None:
             how = "closed"
         elif isinstance(exc, anyio.get_cancelled_exc_class()):
             how = "cancelled"
         else:
-            how = f"error: {type(exc).__name__}"
+            how = errored(type(exc).__name__)
         await self.aclose(how)
         return await self._pty.exit_task_group(exc_type, exc, tb)
 
@@ -158,7 +178,7 @@ class Session(Driver):
             self._closed = True
             if self._recorder is not None:
                 self._recorder(Warned(0.0, str(exc)))
-                self._recorder.close(0.0, "error: not started")
+                self._recorder.close(0.0, errored("not started"))
             raise
         except BaseException:
             self._closed = True
@@ -171,7 +191,7 @@ class Session(Driver):
         self.warnings.append(warning)
         log.warning("termsim: %s: %s", self.record_path, warning)
 
-    async def aclose(self, how: str = "closed") -> None:
+    async def aclose(self, how: How = "closed") -> None:
         """End the program and its whole process tree, and release the PTY.
 
         Safe to call twice and under cancellation (the teardown is shielded).
@@ -229,7 +249,12 @@ class Session(Driver):
         self._pty.drain()
         mark = self._mark(label, tracked=tracked)
         self._emit(Input(mark.at, data, mark.label, secret, tracked))
-        await self._pty.write(data, mark.index if tracked else None)
+        try:
+            await self._pty.write(data, mark.index if tracked else None)
+        except InputNotRead as exc:
+            raise self.engine.timed_out(
+                f"the program to read its input ({exc.unread} of {exc.total} bytes still "
+                "unread)", exc.timeout) from None
         self._hold_until = self._pty.now() + self.escape_delay if data == b"\x1b" else 0.0
         return mark
 
@@ -261,17 +286,35 @@ def _remove_empty(path: str) -> None:
         pass
 
 
+P = ParamSpec("P")
+
+
+def _options_of(
+    init: Callable[Concatenate[Any, Sequence[str], P], None],
+) -> Callable[[Callable[..., Session]], Callable[Concatenate[Command, P], Session]]:
+    """Give ``spawn`` the keyword arguments of ``Session.__init__``, declared
+    there once: for mypy (through ``P``) and for ``help()`` and IDEs
+    (``__signature__``)."""
+    own = inspect.signature(init)
+    options = list(own.parameters.values())[2:]
+
+    def share(fn: Callable[..., Session]) -> Callable[Concatenate[Command, P], Session]:
+        argv = inspect.Parameter("argv", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                 annotation="Command")
+        fn.__signature__ = own.replace(  # type: ignore[attr-defined]
+            parameters=[argv, *options], return_annotation="Session")
+        return fn
+
+    return share
+
+
+#: Session's own signature, whose defaults ``spawn`` applies (once, there).
+_SESSION = inspect.signature(Session.__init__)
+
+
+@_options_of(Session.__init__)
 @surface_sync
-def spawn(
-    argv: Command, *, cols: int = 80, rows: int = 24, env: Mapping[str, str] | None = None,
-    cwd: str | os.PathLike[str] | None = None, cpr: Policy = "answer",
-    policy: Mapping[str, Policy] | None = None, term: str = "xterm-256color",
-    escape_delay: float = 0.6, write_timeout: float = 10.0,
-    record: str | os.PathLike[str] | Literal[False] | None = None,
-    redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
-    timeout: float = 10.0, stall: float | None = None, cell_size: tuple[int, int] = (10, 20),
-    emulation: Emulation | None = None,
-) -> Session:
+def spawn(argv: Command, **options: Any) -> Session:
     """Start ``argv`` in a pseudo-terminal of ``cols`` x ``rows``.
 
     Use as ``async with termsim.spawn([...]) as term:``. The program starts
@@ -309,13 +352,11 @@ def spawn(
     way termsim goes (:class:`termsim.Emulation`; xterm's by default).
     """
     args = check_argv(argv)
-    substitute = substitute_for(args, {"timeout": timeout, "stall": stall, "cols": cols,
-                                       "rows": rows})
+    bound = _SESSION.bind(None, args, **options)
+    bound.apply_defaults()
+    given = bound.arguments
+    substitute = substitute_for(args, {name: given[name] for name in
+                                       ("timeout", "stall", "cols", "rows")})
     if substitute is not None:
         return substitute  # type: ignore[return-value]  # a replay, under shake
-    return Session(
-        args, cols=cols, rows=rows, env=env, cwd=cwd, cpr=cpr, policy=policy, term=term,
-        escape_delay=escape_delay, write_timeout=write_timeout, record=record,
-        redact=redact, mask_hidden_input=mask_hidden_input, timeout=timeout, stall=stall,
-        cell_size=cell_size, emulation=emulation,
-    )
+    return Session(args, **options)

@@ -37,6 +37,8 @@ from ..events import (
     WaitEnded,
     WaitStarted,
     Warned,
+    end_how,
+    wait_outcome,
 )
 
 #: The kind tag of each event type in a file.
@@ -128,7 +130,7 @@ def _wait_started(t: float, f: list[Any]) -> Event:
 
 def _wait_ended(t: float, f: list[Any]) -> Event:
     d = _details(f, {"id": int, "outcome": str})
-    return WaitEnded(t, d["id"], d["outcome"])
+    return WaitEnded(t, d["id"], wait_outcome(d["outcome"]))
 
 
 def _screen_compared(t: float, f: list[Any]) -> Event:
@@ -161,7 +163,7 @@ _DECODERS: dict[str, Callable[[float, list[Any]], Event]] = {
     "x": lambda t, f: Exit(t, _field(f, 0, "status", (int, type(None)))),
     "h": lambda t, f: Hangup(t),
     "u": _unknown,
-    "e": lambda t, f: End(t, _field(f, 0, "how", str, "closed")),
+    "e": lambda t, f: End(t, end_how(_field(f, 0, "how", str, "closed"))),
 }
 
 

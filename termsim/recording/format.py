@@ -33,12 +33,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgpack
 
 from ..errors import RecordingError
-from ..events import End, Event, Exit, WaitEnded, WaitStarted
+from ..events import End, Event, Exit, How, WaitEnded, WaitOutcome, WaitStarted
 from .codec import decode, encode
 
 MAGIC = b"\x89TERMSIM\r\n\x1a\n\x00"
@@ -67,7 +67,15 @@ class WaitRecord:
     #: When it ended (``None``: the file ends before the wait did).
     end: float | None
     #: ``"matched"``, ``"timed out"``, ``"program exited"``... or ``"unfinished"``.
-    outcome: str
+    outcome: WaitOutcome | Literal["unfinished"]
+
+    @property
+    def failed(self) -> bool:
+        """Whether the wait ended badly: it timed out, stalled, saw the program
+        exit or the session close, its predicate raised, or the file ends
+        before it did. Matched is not, nor cancelled: the test (a
+        ``move_on_after``, a task group) stopped waiting by its own choice."""
+        return self.outcome not in ("matched", "cancelled")
 
 
 def _versions() -> dict[str, str]:
@@ -167,7 +175,7 @@ class RecordingWriter:
         """Append one event. Hot path: ``benchmarks/bench_recording.py``."""
         self._write(self._record(encode(event)))
 
-    def close(self, t: float, how: str) -> None:
+    def close(self, t: float, how: How) -> None:
         """Write the end event (the file is then complete) and close."""
         if self._fd < 0:
             return

@@ -24,6 +24,7 @@ from ..events import (
     End,
     Event,
     Exit,
+    How,
     Input,
     Note,
     Output,
@@ -97,7 +98,7 @@ class Recorder:
         if rest:
             self._writer.write(Output(t, rest))
 
-    def close(self, t: float, how: str, unknown: Mapping[str, int] | None = None) -> None:
+    def close(self, t: float, how: How, unknown: Mapping[str, int] | None = None) -> None:
         """Flush what redaction held back, write the counts of sequences the
         terminal did not understand, and end the file (it is then complete)."""
         if self._writer.closed:
