@@ -22,11 +22,40 @@
    same feeds; the median of many builds, in microseconds (the feeds are not
    timed).
 
-Usage: ``python benchmarks/bench_feed.py`` (after ``make_streams.py``).
+With ``--previous CHECKOUT`` (a git worktree of an older commit), the
+throughput table gains "previous", that termsim's ratio to pyte, and
+"now/previous", this one's ratio over that one (above 1: this one is
+faster). Two termsim versions cannot share a process, so both are measured
+the same way, each in new processes, and each against bare pyte measured in
+the same process: every repetition runs one pass of this termsim and one
+of the previous (``feed_pass()``, through ``_previous.in_checkout``), their
+order flipped every repetition. A pass feeds each workload to termsim
+twice, then to bare pyte, then to termsim twice again (a fresh terminal
+each time), and keeps its own ratio: pyte's time over the least of the
+four termsim runs, which enclose pyte's in time (they are short, tens of
+ms, and the least is the one least disturbed by other processes). Times
+in a pass are the process's CPU time (``time.process_time()``), not wall
+time: on a loaded machine the wall time of a run grows with whatever else
+is scheduled while it runs, its CPU time much less (caches and the other
+core's load still count). So each ratio's baseline is measured beside it
+under the same load, a burst of load falls on both versions alike, and
+the pyte is the same (this venv's) for both. The termsim/pyte and previous
+columns are the medians of each version's ``--reps`` paired ratios; the
+MB/s columns are medians over the passes (pyte's over both versions', CPU
+time, so above what wall time gives on a loaded machine). The
+warm column (CPU time too, against the passes' pyte), the pyte errors
+and the screen comparison are measured in this process, as without
+``--previous``. The passes use only public API
+(``Terminal``, ``feed``, ``screen.runs``), so any checkout runs them.
+
+Usage: ``python benchmarks/bench_feed.py [--reps 5] [--quick] [--previous
+CHECKOUT]`` (after ``make_streams.py``). ``--quick``: 2 repetitions and 100
+snapshot builds per cell, a smoke run.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import statistics
 import sys
@@ -36,6 +65,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pyte
+from _previous import in_checkout
 
 import termsim
 
@@ -44,6 +74,9 @@ WORKLOADS = ("logs.bin", "colour.bin", "sgr.bin", "seq.bin", "ptk.bin", "fullscr
 CHUNK = 4096
 REPEATS = 5
 SNAPSHOT_ITERATIONS = 300
+QUICK_REPEATS = 2
+QUICK_SNAPSHOT_ITERATIONS = 100
+ROOT = str(Path(__file__).resolve().parent.parent)
 SIZES = ((80, 24), (200, 60))
 LEAVE_ALTERNATE = b"\x1b[?1049l"
 MAX_DIFF_ROWS = 3
@@ -56,18 +89,19 @@ def chunks_of(data: bytes) -> list[bytes]:
 # -- throughput -------------------------------------------------------------------
 
 
-def run_pyte(chunks: list[bytes]) -> tuple[float, pyte.Screen, Counter[str]]:
+def run_pyte(chunks: list[bytes], clock: Callable[[], float] = time.perf_counter,
+             ) -> tuple[float, pyte.Screen, Counter[str]]:
     screen = pyte.Screen(80, 24)
     stream = pyte.ByteStream(screen)
     errors: Counter[str] = Counter()
     gc.collect()
-    t0 = time.perf_counter()
+    t0 = clock()
     for chunk in chunks:
         try:
             stream.feed(chunk)
         except Exception as exc:
             errors[type(exc).__name__] += 1
-    return time.perf_counter() - t0, screen, errors
+    return clock() - t0, screen, errors
 
 
 def all_cells(terminal: termsim.Terminal) -> None:
@@ -77,28 +111,30 @@ def all_cells(terminal: termsim.Terminal) -> None:
         snap.runs(row)
 
 
-def run_termsim(chunks: list[bytes]) -> tuple[float, termsim.Terminal]:
+def run_termsim(chunks: list[bytes], clock: Callable[[], float] = time.perf_counter,
+                ) -> tuple[float, termsim.Terminal]:
     terminal = termsim.Terminal(80, 24)
     gc.collect()
-    t0 = time.perf_counter()
+    t0 = clock()
     for chunk in chunks:
         terminal.feed(chunk)
     all_cells(terminal)
-    return time.perf_counter() - t0, terminal
+    return clock() - t0, terminal
 
 
-def run_termsim_warm(chunks: list[bytes]) -> float:
+def run_termsim_warm(chunks: list[bytes], clock: Callable[[], float] = time.perf_counter,
+                     ) -> float:
     """The second pass of the stream through one terminal: what a long
     session costs once the sequences it repeats have been met."""
     terminal = termsim.Terminal(80, 24)
     for chunk in chunks:
         terminal.feed(chunk)
     gc.collect()
-    t0 = time.perf_counter()
+    t0 = clock()
     for chunk in chunks:
         terminal.feed(chunk)
     all_cells(terminal)
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def screen_diff(pyte_screen: pyte.Screen, terminal: termsim.Terminal) -> list[str]:
@@ -136,41 +172,104 @@ def explain_alternate(data: bytes) -> list[str]:
     ]
 
 
-def throughput() -> list[str]:
+def workload(name: str) -> bytes:
+    path = DATA / name
+    if not path.exists():
+        sys.exit(f"{path} is missing: run python benchmarks/make_streams.py first")
+    return path.read_bytes()
+
+
+def feed_pass() -> dict[str, dict[str, float]]:
+    """For ``--previous``: each workload once, in this process (the termsim
+    on ``sys.path``): termsim twice, bare pyte, termsim twice again (a
+    fresh ``Terminal`` each time). Seconds of this process's CPU time:
+    ``{"pyte": ..., "termsim": the least of the four termsim runs}``."""
+    out: dict[str, dict[str, float]] = {}
+    for name in WORKLOADS:
+        chunks = chunks_of(workload(name))
+        cpu = time.process_time
+        ours = [run_termsim(chunks, cpu)[0] for _ in range(2)]
+        theirs = run_pyte(chunks, cpu)[0]
+        ours += [run_termsim(chunks, cpu)[0] for _ in range(2)]
+        out[name] = {"pyte": theirs, "termsim": min(ours)}
+    return out
+
+
+def versus_previous(previous: str, repeats: int) -> dict[str, dict[str, list[float]]]:
+    """``feed_pass()`` of this checkout and of ``previous``, each in new
+    processes, alternating (order flipped every repetition). Per workload:
+    the pyte and termsim seconds and the paired ratio of each version's
+    passes, under ``"now ..."`` and ``"previous ..."``."""
+    out: dict[str, dict[str, list[float]]] = {name: {} for name in WORKLOADS}
+    for rep in range(repeats):
+        order = [("now", ROOT), ("previous", previous)]
+        if rep % 2:
+            order.reverse()
+        for who, checkout in order:
+            passed = in_checkout(checkout, "bench_feed", "feed_pass()", cwd=checkout)
+            for name, times in passed.items():
+                by = out[name]
+                by.setdefault(f"{who} pyte", []).append(times["pyte"])
+                by.setdefault(f"{who} termsim", []).append(times["termsim"])
+                by.setdefault(f"{who} ratio", []).append(times["pyte"] / times["termsim"])
+    return out
+
+
+def throughput(repeats: int = REPEATS, previous: str | None = None) -> list[str]:
     notes: list[str] = []
-    print(f"Feed throughput: {CHUNK}-byte chunks, 80x24, median of {REPEATS} alternating "
+    compared = versus_previous(previous, repeats) if previous else None
+    print(f"Feed throughput: {CHUNK}-byte chunks, 80x24, median of {repeats} alternating "
           "repetitions;")
     print("termsim/pyte is the throughput ratio (above 1: termsim is faster)")
     print("warm: the same terminal fed the stream a second time (sequences met before)")
+    if previous:
+        print(f"previous: {previous}'s termsim, its ratio to pyte; now/previous: "
+              "termsim/pyte over previous (above 1: now is faster)")
+        print("termsim/pyte and previous: medians of the ratios of passes in new processes, "
+              "alternating, each against pyte measured in the same pass; MB/s and ratios "
+              "from CPU time")
     print(f"{'workload':<15} {'MB':>5} {'pyte MB/s':>10} {'termsim MB/s':>13} "
-          f"{'termsim/pyte':>13} {'warm/pyte':>10} {'pyte errors':>12} {'screens':>9}")
+          f"{'termsim/pyte':>13} {'warm/pyte':>10} {'pyte errors':>12} {'screens':>9}"
+          + (f" {'previous':>9} {'now/previous':>13}" if previous else ""))
     for name in WORKLOADS:
-        path = DATA / name
-        if not path.exists():
-            sys.exit(f"{path} is missing: run python benchmarks/make_streams.py first")
-        data = path.read_bytes()
+        data = workload(name)
         chunks = chunks_of(data)
         pyte_times: list[float] = []
         ours_times: list[float] = []
-        warm_times = [run_termsim_warm(chunks) for _ in range(REPEATS)]
-        for rep in range(REPEATS):
-            order: tuple[str, str] = ("pyte", "termsim") if rep % 2 == 0 else ("termsim", "pyte")
-            for which in order:
-                if which == "pyte":
-                    elapsed, screen, errors = run_pyte(chunks)
-                    pyte_times.append(elapsed)
-                else:
-                    elapsed, terminal = run_termsim(chunks)
-                    ours_times.append(elapsed)
+        clock = time.perf_counter if compared is None else time.process_time
+        warm_times = [run_termsim_warm(chunks, clock) for _ in range(repeats)]
+        if compared is None:
+            for rep in range(repeats):
+                order: tuple[str, str] = (("pyte", "termsim") if rep % 2 == 0
+                                          else ("termsim", "pyte"))
+                for which in order:
+                    if which == "pyte":
+                        elapsed, screen, errors = run_pyte(chunks)
+                        pyte_times.append(elapsed)
+                    else:
+                        elapsed, terminal = run_termsim(chunks)
+                        ours_times.append(elapsed)
+        else:  # the figures come from the passes; here only the screens and errors
+            screen, errors = run_pyte(chunks)[1:]
+            terminal = run_termsim(chunks)[1]
+            by = compared[name]
+            pyte_times = by["now pyte"] + by["previous pyte"]
+            ours_times = by["now termsim"]
         mb = len(data) / 1e6
         pyte_rate = mb / statistics.median(pyte_times)
         ours_rate = mb / statistics.median(ours_times)
+        ratio = (ours_rate / pyte_rate if compared is None
+                 else statistics.median(compared[name]["now ratio"]))
         diff = screen_diff(screen, terminal)
         n_errors = sum(errors.values())
         warm_rate = mb / statistics.median(warm_times)
-        print(f"{name:<15} {mb:5.2f} {pyte_rate:10.2f} {ours_rate:13.2f} "
-              f"{ours_rate / pyte_rate:13.2f} {warm_rate / pyte_rate:10.2f} {n_errors:12d} "
-              f"{'same' if not diff else f'{len(diff) // 2} rows':>9}")
+        line = (f"{name:<15} {mb:5.2f} {pyte_rate:10.2f} {ours_rate:13.2f} "
+                f"{ratio:13.2f} {warm_rate / pyte_rate:10.2f} {n_errors:12d} "
+                f"{'same' if not diff else f'{len(diff) // 2} rows':>9}")
+        if compared is not None:
+            before = statistics.median(compared[name]["previous ratio"])
+            line += f" {before:9.2f} {ratio / before:13.3f}"
+        print(line)
         if errors:
             kinds = ", ".join(f"{n} x {kind}" for kind, n in errors.most_common())
             notes.append(f"  {name}: stock pyte raised out of feed() {kinds} (per run; "
@@ -200,9 +299,10 @@ def fill(cols: int, rows: int, seed: int) -> bytes:
     return b"\x1b[H" + body.encode()
 
 
-def median_us(build: Callable[[], object], dirty: Callable[[int], None]) -> float:
+def median_us(build: Callable[[], object], dirty: Callable[[int], None],
+              iterations: int = SNAPSHOT_ITERATIONS) -> float:
     samples = []
-    for i in range(SNAPSHOT_ITERATIONS):
+    for i in range(iterations):
         dirty(i)
         t0 = time.perf_counter_ns()
         build()
@@ -210,9 +310,9 @@ def median_us(build: Callable[[], object], dirty: Callable[[int], None]) -> floa
     return statistics.median(samples) / 1000
 
 
-def snapshot_cost() -> None:
+def snapshot_cost(iterations: int = SNAPSHOT_ITERATIONS) -> None:
     print()
-    print(f"Snapshot cost (microseconds, median of {SNAPSHOT_ITERATIONS} builds; feeds not "
+    print(f"Snapshot cost (microseconds, median of {iterations} builds; feeds not "
           "timed; time ratio below 1: termsim is faster)")
     print(f"{'size':<8} {'change':<12} {'termsim .screen':>16} {'pyte .display':>14} "
           f"{'time termsim/pyte':>18}")
@@ -245,25 +345,38 @@ def snapshot_cost() -> None:
                 order = ("termsim", "pyte") if rep % 2 == 0 else ("pyte", "termsim")
                 for which in order:
                     if which == "termsim":
-                        results[which] = median_us(lambda t=terminal: t.screen, feed_ours)
+                        results[which] = median_us(lambda t=terminal: t.screen, feed_ours,
+                                                   iterations)
                     else:
-                        results[which] = median_us(lambda s=screen: s.display, feed_pyte)
+                        results[which] = median_us(lambda s=screen: s.display, feed_pyte,
+                                                   iterations)
             ours, theirs = results["termsim"], results["pyte"]
             print(f"{f'{cols}x{rows}':<8} {label:<12} {ours:16.1f} {theirs:14.1f} "
                   f"{ours / theirs:18.3f}")
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reps", type=int, help=f"repetitions (default {REPEATS})")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"a smoke run: {QUICK_REPEATS} repetitions, "
+                        f"{QUICK_SNAPSHOT_ITERATIONS} snapshot builds")
+    parser.add_argument("--previous", metavar="CHECKOUT",
+                        help="another termsim checkout to compare with")
+    args = parser.parse_args()
+    repeats = args.reps or (QUICK_REPEATS if args.quick else REPEATS)
+    iterations = QUICK_SNAPSHOT_ITERATIONS if args.quick else SNAPSHOT_ITERATIONS
     print(f"Python {sys.version.split()[0]}, pyte {pyte_version()}, termsim "
           f"{termsim.__version__}")
     print()
-    notes = throughput()
+    previous = str(Path(args.previous).resolve()) if args.previous else None
+    notes = throughput(repeats, previous)
     if notes:
         print()
         print("Notes:")
         for note in notes:
             print(note)
-    snapshot_cost()
+    snapshot_cost(iterations)
     return 0
 
 
