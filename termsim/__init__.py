@@ -41,22 +41,14 @@ from .emulator.mouse import MouseOff
 from .emulator.region import Region
 from .emulator.snapshot import Cell, Cursor, Modes, Run, Snapshot, Style
 from .emulator.terminal import QUERY_KINDS, Policy, Query, Terminal
+from .engine.cursor_predicates import CursorAfter, CursorAt, InputReady
 from .engine.driver import Driver
-from .engine.engine import Mark
 from .engine.failures import ProcessExited, ScreenMismatch, Stalled, WaitTimeout
 from .engine.playback import Playback
-from .engine.predicates import (
-    CursorAfter,
-    CursorAt,
-    InputReady,
-    Predicate,
-    Quiet,
-    Regex,
-    Sequence,
-    Text,
-    as_predicate,
-)
+from .engine.predicates import Predicate, Quiet, Sequence, as_predicate
 from .engine.settings import golden_screens, record_sessions
+from .engine.source import Mark
+from .engine.text_predicates import Regex, Text
 from .errors import (
     ArgumentError,
     GoldenMissing,

@@ -23,7 +23,8 @@ from termsim import (
     Text,
     WaitTimeout,
 )
-from termsim.engine.engine import SETTLE, Engine, Mark
+from termsim.engine.engine import SETTLE, Engine
+from termsim.engine.source import Mark
 from termsim.events import (
     Event,
     Exit,

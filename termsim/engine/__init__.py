@@ -2,9 +2,12 @@
 
 ``engine`` consumes a session's events in order, applies them to a terminal
 through ``playback`` (the one way an event changes a terminal) and wakes the
-waits whose predicates (``predicates``) hold on a settled screen, on the
-source's clock; ``failures`` are the errors a wait ends with, ``film`` and
-``nearmiss`` what those errors show. ``driver`` is the test-facing API both
+waits whose predicates (``predicates``, ``text_predicates``,
+``cursor_predicates``) hold on a settled screen, on the source's clock;
+``source`` is its contract with live and replayed sources, ``causality``
+which inputs the program has read, ``waits`` a pending wait's books;
+``failures`` are the errors a wait ends with, ``film`` and ``nearmiss``
+what those errors show. ``driver`` is the test-facing API both
 kinds of session share (``type``, ``press``, ``wait_for``...), ``expect`` and
 ``screentext`` are whole-screen expectations and golden files, and
 ``settings`` what a runner sets around a test (recording, goldens,

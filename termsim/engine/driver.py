@@ -24,10 +24,11 @@ from ..emulator.terminal import Terminal
 from ..errors import ArgumentError, surface, warn
 from ..events import Event, Note, Warned, stamp
 from ..recording.redact import REDACTED
-from .engine import Engine, Mark
+from .engine import Engine
 from .expect import expect_screen
 from .predicates import PredicateLike
 from .screentext import Mask
+from .source import Mark
 
 #: Called with every event of a session, in order.
 Listener = Callable[[Event], None]

@@ -42,24 +42,22 @@ to do. The engine computes when the next of these is due and has the source
 wake it then (an event that moves a timer wakes the waiting task early, to
 look again); on a replay that is virtual time, so the outcome is the same.
 
-Why this module is long: the guarantees above interlock (a timer settles a
-screen that a since-mark may not count yet) and are easiest to check in one
-place; the film strip (``_film``) and near misses (``_nearmiss``) live apart.
+The three interlock (a timer settles a screen that a since-mark may not
+count yet), so their code stays here together; the contract with sources
+(``source``), the books of reads (``causality``), a wait's near misses and
+errors (``waits``) and the film strip (``film``) live apart.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Protocol
 
 import anyio
 
 from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import HistoryMark, Query, Terminal
-from ..errors import ArgumentError, Scrub, SessionClosed, _same
+from ..emulator.terminal import Query, Terminal
+from ..errors import Scrub, SessionClosed, _same
 from ..events import (
     Event,
     Exit,
@@ -71,14 +69,17 @@ from ..events import (
     WaitEnded,
     WaitOutcome,
     WaitStarted,
-    errored,
     stamp,
 )
-from .failures import ProcessExited, Stalled, WaitTimeout
+from .causality import Inputs
+from .failures import ProcessExited, WaitTimeout
 from .film import Film
-from .nearmiss import Sighting
 from .playback import apply_to_terminal
 from .predicates import Context, Predicate, PredicateLike, as_predicate
+from .source import Emit, Mark, Sink, Source
+from .waits import Wait, check_seconds, exited_error, misfit_error, outcome_of, timeout_error
+
+__all__ = ["HIDDEN_FRAME", "SETTLE", "Emit", "Engine", "Mark", "Sink", "Source"]
 
 #: Seconds of no output after which a screen still inside a frame counts.
 SETTLE = 0.1
@@ -86,123 +87,7 @@ SETTLE = 0.1
 HIDDEN_FRAME = 0.25
 
 
-@dataclass(frozen=True, slots=True)
-class Mark:
-    """A point in the session: what was sent, and the screen generation then.
-
-    Returned by ``type``, ``press``, ``send`` and ``resize``; pass it as
-    ``since=`` so a wait counts only screens the program drew in answer.
-    """
-
-    index: int
-    generation: int
-    at: float
-    label: str
-
-    def __str__(self) -> str:
-        return f"input #{self.index} ({self.label}) at {self.at:.3f} s"
-
-
-class Source(Protocol):
-    """Where time, progress and tty state come from (a PTY, or a recording).
-
-    What a source gives the engine: the session's clock (:meth:`now`), the
-    tty mode (:meth:`input_ready`), the output already there
-    (:meth:`catch_up`) and the passing of time (:meth:`run_until`). The
-    engine only calls these; it never asks what the source is.
-
-    What it gets: nothing at construction, no pointer back. A source that
-    produces events by itself (the live PTY) is handed a :class:`Sink` by
-    whoever composes the session, and gives the events to it in order; a
-    replay is the session, and applies its recorded events with
-    :meth:`Engine.apply` inside :meth:`run_until`. Either way each event is
-    applied once, in order, and the engine answers with the replies the
-    terminal owes the program.
-    """
-
-    def now(self) -> float:
-        """Seconds since the session started, on this source's clock."""
-        ...
-
-    def input_ready(self) -> bool | None:
-        """Whether the program reads its tty in raw mode now (None: unknown)."""
-        ...
-
-    def catch_up(self) -> None:
-        """Apply the output that is already there (a timer is about to decide
-        that the program paused: a late reader must not fool it)."""
-        ...
-
-    async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
-        """Return when ``event`` is set or the clock reaches ``deadline``.
-
-        ``poll``: a pending predicate reads the tty mode, which changes without
-        output; re-check it (``Sink.notify``) on a short timer.
-        """
-        ...
-
-
-class Sink(Protocol):
-    """What a live source may do to the engine, and nothing more: the
-    :class:`Engine` is one, and a PTY source is given it at construction
-    (so it holds no engine, and a test can give it a fake)."""
-
-    def apply(self, event: Event) -> bytes:
-        """The next event of the session; returns the replies owed to the program."""
-        ...
-
-    def take_deferred(self) -> list[Query]:
-        """The queries whose replies the policy delays (the source sends each
-        after its delay, in order with the output)."""
-        ...
-
-    def notify(self) -> None:
-        """Something that prints nothing may have changed (the tty mode): look again."""
-        ...
-
-    def close(self) -> None:
-        """The source is going away: pending waits fail now."""
-        ...
-
-
-@dataclass
-class _MarkState:
-    mark: Mark
-    tracked: bool
-    #: Screens with a generation above this count (None: not read yet).
-    after: int | None
-    #: Bytes of output fed when the input was written (for stall checks).
-    fed_at_write: int = 0
-    #: Where its transcript starts (the screen when it was written).
-    history: HistoryMark | None = None
-
-
-@dataclass
-class _Wait:
-    predicate: Predicate
-    since: Mark | None
-    event: anyio.Event
-    started: float
-    deadline: float
-    stall: float | None
-    #: Whether time alone can change the outcome (stall=, Quiet...).
-    timed: bool = False
-    matched: Snapshot | None = None
-    error: BaseException | None = None
-    #: Set to make the waiting task look at its timers again (an event moved
-    #: one); replaced before each look. ``event`` is set when the wait ends.
-    wake: anyio.Event = field(default_factory=anyio.Event)
-    last_eligible: int = -1
-    #: Near misses: when the whole predicate held on a screen that did not
-    #: count, and when each simple part held.
-    ineligible: Sighting = field(default_factory=Sighting)
-    leaves: list[tuple[Predicate, Sighting]] = field(default_factory=list)
-
-
 _FRAME_EDGE = re.compile(rb"\x1b\[\?(?:25[lh]|2026[hl])")
-
-#: Receives the wait events (and, from the session, every other event).
-Emit = Callable[[Event], None]
 
 
 class Engine:
@@ -212,7 +97,7 @@ class Engine:
         self.terminal = terminal
         self.source = source
         self.emit: Emit = emit or (lambda event: None)
-        self._waits: list[_Wait] = []
+        self._waits: list[Wait] = []
         self._exit_event = anyio.Event()
         self.exit_status: int | None = None
         self.exited = False
@@ -227,13 +112,8 @@ class Engine:
         self.tty_raw: bool | None = None
         self._waits_started = 0
         self.film = Film()
-        self._marks: dict[int, _MarkState] = {}
-        #: Tracked inputs not read yet, and read but not answered yet (so an
-        #: InputRead event costs what is pending, not the session's length).
-        self._unread: list[_MarkState] = []
-        self._unanswered: list[_MarkState] = []
-        self._last_input_at = 0.0
-        self._fed_at_last_input = 0
+        #: Which inputs the program has read, so which screens count.
+        self.inputs = Inputs()
         self._hidden_since: float | None = None
         self._evaluated: tuple[int, bool | None] = (-1, None)
         #: The generation of the last screen that counted as settled.
@@ -255,7 +135,7 @@ class Engine:
             case Resize():
                 apply_to_terminal(self.terminal, event)
                 for wait in self._waits:
-                    misfit = self._misfit(wait.predicate)
+                    misfit = misfit_error(wait.predicate, self.terminal)
                     if misfit is not None and not wait.event.is_set():
                         self._resolve(wait, error=misfit)
                 self._evaluate(settled=True)
@@ -269,17 +149,7 @@ class Engine:
                 apply_to_terminal(self.terminal, event)
         return b""
 
-    def _misfit(self, predicate: Predicate) -> ArgumentError | None:
-        """The error for a wait on something outside the screen (it could
-        never match: better said at once than after the whole timeout)."""
-        cols, rows = self.terminal.cols, self.terminal.rows
-        what = predicate.misfit(cols, rows)
-        if what is None:
-            return None
-        return ArgumentError(f"{what} is outside the screen, which is {cols} columns x {rows} "
-                          f"rows: waiting for {predicate.describe()} could never succeed")
-
-    def _resolve(self, wait: _Wait, *, matched: Snapshot | None = None,
+    def _resolve(self, wait: Wait, *, matched: Snapshot | None = None,
                  error: BaseException | None = None) -> None:
         self.resolved += 1
         wait.matched, wait.error = matched, error
@@ -366,53 +236,25 @@ class Engine:
         """The driver wrote an input (or resized). ``tracked``: screens count
         from when the program reads it (an :class:`InputRead` event), else
         from now."""
-        state = _MarkState(mark, tracked, None if tracked else mark.generation,
-                           self.terminal.bytes_fed, self.terminal.history_mark())
-        self._marks[mark.index] = state
-        if tracked:
-            self._unread.append(state)
-        self._last_input_at = mark.at
-        self._fed_at_last_input = state.fed_at_write
+        self.inputs.sent(mark, tracked=tracked, fed=self.terminal.bytes_fed,
+                         history=self.terminal.history_mark())
         self.film.input(mark.at, mark.label, mark.generation)
         self._nudge()
 
     def _input_read(self, index: int, answered: bool) -> None:
-        generation = self.terminal.generation
-        read = [s for s in self._unread if s.mark.index <= index]
-        self._unread = [s for s in self._unread if s.mark.index > index]
-        for state in read:
-            state.after = generation
-        self._unanswered += read
-        if answered:
-            for state in self._unanswered:
-                if state.mark.index <= index and state.after is not None:
-                    # The screen right here holds output written after the read.
-                    state.after = min(state.after, generation - 1)
-            self._unanswered = [s for s in self._unanswered if s.mark.index > index]
+        self.inputs.read(index, answered, self.terminal.generation)
         self._evaluated = (-1, None)
         self._evaluate(settled=False)
         self._nudge()
 
-    def _after(self, mark: Mark | None) -> int | None:
-        """Screens above this generation count for a wait since ``mark``."""
-        if mark is None:
-            return -1
-        state = self._marks.get(mark.index)
-        if state is None or state.mark != mark:
-            return mark.generation  # a mark of another session, or made by hand
-        return state.after
-
     def transcript(self, since: Mark | None = None) -> str:
         """The text drawn after ``since`` was written (everything for None), in
         reading order, rows that scrolled off included."""
-        state = self._marks.get(since.index) if since is not None else None
-        if since is not None and (state is None or state.mark != since):
-            raise ArgumentError(f"{since} is not an input of this session")
-        return self.terminal.transcript(state.history if state is not None else None)
+        return self.terminal.transcript(self.inputs.history(since))
 
     def unread(self) -> list[Mark]:
         """Inputs written in raw mode that the program has not read yet."""
-        return [s.mark for s in self._unread]
+        return self.inputs.unread()
 
     # -- state ---------------------------------------------------------------------
 
@@ -458,16 +300,13 @@ class Engine:
             if not wait.event.is_set():
                 self._check(wait, snap, self._context(wait.since), now, fresh_screen)
 
-    def _check(self, wait: _Wait, snap: Snapshot, ctx: Context, now: float,
+    def _check(self, wait: Wait, snap: Snapshot, ctx: Context, now: float,
                fresh_screen: bool) -> None:
-        after = self._after(wait.since)
+        after = self.inputs.after(wait.since)
         eligible = after is not None and snap.generation > after
         if fresh_screen:
-            for leaf, sighting in wait.leaves:
-                sighting.saw(now - wait.started, _safe(leaf, snap))
+            wait.sight(snap, now, eligible=eligible)
         if not eligible:
-            if fresh_screen and _safe(wait.predicate, snap):
-                wait.ineligible.saw(now - wait.started, True)
             return
         if snap.generation == wait.last_eligible and not fresh_screen and not wait.timed:
             return  # same screen, same answer
@@ -501,30 +340,25 @@ class Engine:
                     "the session was closed while a wait was pending"))
         self._exit_event.set()
 
-    def _exited_error(
-        self, predicate: Predicate | None, started: float | None = None,
-    ) -> ProcessExited:
-        return ProcessExited(
-            status=self.exit_status, snapshot=self.snapshot(),
-            awaited=predicate.describe() if predicate else None, predicate=predicate,
-            recording=self.recording,
-            film=self.film.strip(started) if started is not None else "", scrub=self.scrub,
-        )
+    def _exited_error(self, predicate: Predicate, started: float | None = None) -> ProcessExited:
+        film = self.film.strip(started) if started is not None else ""
+        return exited_error(self.exit_status, self.snapshot(), predicate,
+                            recording=self.recording, scrub=self.scrub, film=film)
 
     # -- timers ----------------------------------------------------------------------
 
-    def _stalled_since(self, wait: _Wait) -> float | None:
+    def _stalled_since(self, wait: Wait) -> float | None:
         """Since when the program has sat reading keys with nothing to do
         (None: it is not: it is printing, cooked, has input to read, or waits
         for an answer to a query)."""
-        if wait.stall is None or self.source.input_ready() is not True or self._unread:
+        if wait.stall is None or self.source.input_ready() is not True or self.unread():
             return None
-        fed = self._fed_at_last_input
+        fed = self.inputs.fed_at_last
         if any(q.unanswered and q.offset >= fed for q in self.terminal.queries):
             return None
-        return max(self.last_output or 0.0, self._last_input_at)
+        return max(self.last_output or 0.0, self.inputs.last_at)
 
-    def _next_timer(self, wait: _Wait) -> float:
+    def _next_timer(self, wait: Wait) -> float:
         """When this wait must be looked at again without a new event: its
         deadline, or an earlier timer that is still ahead."""
         now = self.source.now()
@@ -534,7 +368,7 @@ class Engine:
             due.append(stalled + wait.stall)
         return min([wait.deadline, *(t for t in due if t is not None and t > now)])
 
-    def _on_timer(self, wait: _Wait) -> None:
+    def _on_timer(self, wait: Wait) -> None:
         self.source.catch_up()  # output already there is no pause
         if wait.event.is_set():
             return
@@ -544,8 +378,9 @@ class Engine:
         stalled = self._stalled_since(wait)
         if not wait.event.is_set() and stalled is not None and wait.stall is not None \
                 and now >= stalled + wait.stall:
-            self._resolve(wait, error=self._timeout_error(
-                wait, now - wait.started, stalled_for=now - stalled))
+            self._resolve(wait, error=self.timed_out(
+                wait.predicate.describe(), now - wait.started, wait=wait,
+                stalled_for=now - stalled))
 
     # -- waiting ---------------------------------------------------------------------
 
@@ -583,20 +418,19 @@ class Engine:
         """
         __tracebackhide__ = True
         pred = as_predicate(predicate).fresh()
-        _check_seconds("timeout", timeout)
+        check_seconds("timeout", timeout)
         if stall is not None:
-            _check_seconds("stall", stall)
+            check_seconds("stall", stall)
         if self.closed:
             raise SessionClosed("the session is closed")
-        misfit = self._misfit(pred)
+        misfit = misfit_error(pred, self.terminal)
         if misfit is not None:
             raise misfit
         wait_id, began = self._started(pred.describe(), since, timeout)
         if started is not None:
             started(wait_id)
-        wait = _Wait(pred, since, anyio.Event(), began, began + timeout, stall,
-                     timed=stall is not None or pred.wake_at(self._context()) is not None)
-        wait.leaves = [(leaf, Sighting()) for leaf in pred.leaves()]
+        wait = Wait(pred, since, anyio.Event(), began, began + timeout, stall,
+                    timed=stall is not None or pred.wake_at(self._context()) is not None)
         outcome: WaitOutcome = "timed out"
         self._waits.append(wait)
         try:
@@ -619,65 +453,37 @@ class Engine:
                 outcome = "matched"
                 return wait.matched
             if wait.error is not None:
-                outcome = _outcome_of(wait.error)
+                outcome = outcome_of(wait.error)
                 raise wait.error
-            raise self._timeout_error(wait, timeout)
+            raise self.timed_out(pred.describe(), timeout, wait=wait)
         except BaseException as exc:
             if outcome == "timed out" and not isinstance(exc, WaitTimeout):
                 outcome = "cancelled" if isinstance(exc, anyio.get_cancelled_exc_class()) \
-                    else _outcome_of(exc)
+                    else outcome_of(exc)
             raise
         finally:
             self._waits.remove(wait)
             self._ended(wait_id, outcome)
 
-    def _timeout_error(self, wait: _Wait, timeout: float, *,
-                       stalled_for: float | None = None) -> WaitTimeout:
-        return self.timed_out(wait.predicate.describe(), timeout, wait=wait,
-                              stalled_for=stalled_for)
-
-    def timed_out(self, awaited: str, timeout: float, *, wait: _Wait | None = None,
+    def timed_out(self, awaited: str, timeout: float, *, wait: Wait | None = None,
                   stalled_for: float | None = None) -> WaitTimeout:
         """The error for ``awaited`` not happening within ``timeout``: the one
-        place a :class:`WaitTimeout` is made, so every one shows the same
-        evidence (the screen, the silence, queries left unanswered...). A
+        place a :class:`WaitTimeout`'s evidence is gathered, so every one shows
+        the same (the screen, the silence, queries left unanswered...). A
         session raises it when the program does not read its input."""
         snap = self.snapshot()
-        if wait is None:
-            return WaitTimeout(
-                awaited=awaited, timeout=timeout, snapshot=snap, silent_for=self.silent_for(),
-                unanswered=self.terminal.unanswered(), recording=self.recording,
-                unknown=dict(self.terminal.unknown), scrub=self.scrub,
-            )
-        self.film.screen(self.source.now(), snap)
-        pred = wait.predicate
-        notes = []
-        unread = [m for m in self.unread() if wait.since is not None
-                  and m.index <= wait.since.index]
-        if unread:
-            notes.append(f"the program has not read input #{unread[-1].index} "
-                         f"({unread[-1].label}) yet, so no screen counts")
-        seen = wait.ineligible.describe()
-        if seen:
-            notes.append(f"the screen matched, but before the program answered "
-                         f"{wait.since}: {seen}")
-        for leaf, sighting in wait.leaves:
-            if sighting.spans and (sighting.spans[-1][1] is not None or not _safe(leaf, snap)):
-                notes.append(f"{leaf.describe()}: {sighting.describe()}")
-        kind = Stalled if stalled_for is not None else WaitTimeout
-        return kind(
-            awaited=awaited, timeout=timeout, snapshot=snap,
-            silent_for=self.silent_for(), predicate=pred,
-            unanswered=self.terminal.unanswered(), explanation=pred.explain(snap),
-            since=str(wait.since) if wait.since else "", recording=self.recording,
-            unknown=dict(self.terminal.unknown), film=self.film.strip(wait.started),
-            notes=notes, stalled_for=stalled_for, scrub=self.scrub,
-        )
+        film = ""
+        if wait is not None:
+            self.film.screen(self.source.now(), snap)
+            film = self.film.strip(wait.started)
+        return timeout_error(awaited, timeout, snap, self.terminal, silent_for=self.silent_for(),
+                             recording=self.recording, scrub=self.scrub, wait=wait, film=film,
+                             unread=self.unread(), stalled_for=stalled_for)
 
     async def wait_exit(self, *, timeout: float) -> int | None:
         """Wait for the program to exit; return its status."""
         __tracebackhide__ = True
-        _check_seconds("timeout", timeout)
+        check_seconds("timeout", timeout)
         if not self.exited and not self.closed:
             wait_id, started = self._started("the program to exit", None, timeout)
             outcome: WaitOutcome = "timed out"
@@ -699,25 +505,3 @@ class Engine:
             raise SessionClosed("the session is closed")
         return self.exit_status
 
-
-def _check_seconds(name: str, value: float) -> None:
-    if value is None or not (value >= 0) or math.isnan(value):
-        raise ArgumentError(f"{name} must be a number of seconds >= 0, not {value!r}")
-
-
-def _safe(p: Predicate, snap: Snapshot) -> bool:
-    """Whether ``p`` holds on ``snap`` alone (for near-miss reports only)."""
-    try:
-        return bool(p(snap))
-    except Exception:
-        return False
-
-
-def _outcome_of(exc: BaseException) -> WaitOutcome:
-    if isinstance(exc, Stalled):
-        return "stalled"
-    if isinstance(exc, ProcessExited):
-        return "program exited"
-    if isinstance(exc, SessionClosed):
-        return "session closed"
-    return errored(type(exc).__name__)

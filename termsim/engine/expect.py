@@ -25,10 +25,11 @@ from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
 from ..errors import ArgumentError, GoldenMissing, shown_path
 from . import settings as _hooks
-from .engine import Engine, Mark
+from .engine import Engine
 from .failures import ScreenMismatch, WaitTimeout
 from .predicates import Context, Predicate
 from .screentext import Mask, Options, ScreenText, diff, matches, options_for, parse, render
+from .source import Mark
 
 #: Updating a golden that no longer matches: how long the screen (as the
 #: golden would be written) must stay the same before it is written.

@@ -17,18 +17,22 @@ one (:class:`Sequence`). It calls :meth:`Predicate.check` with a
 :class:`Context`, on a :meth:`Predicate.fresh` copy per wait, so predicates
 with a memory start from nothing in each wait. Plain ``pred(snapshot)``
 stays a pure function of the screen.
+
+This module is what every predicate shares: the protocol, its
+:class:`Context`, composition (``&``, ``|``, ``~`` and :class:`Sequence`,
+one piece with the base class since ``&`` must build a predicate) and
+:class:`Quiet`, which looks at no screen. The predicates on text are in
+``text_predicates``, those on the cursor and the tty mode in
+``cursor_predicates``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from ..emulator.region import Region, resolve
 from ..emulator.snapshot import Snapshot
 from ..errors import ArgumentError
-from .nearmiss import closest, worth_showing
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +45,6 @@ class Context:
     last_output: float | None
     #: The text drawn since the wait's mark (see ``Region.transcript``).
     transcript: Callable[[], str] = lambda: ""
-
-
-def _shows(region: Region, snap: Snapshot) -> str:
-    """``"the bottom row shows 'text'"``."""
-    return f"{region} shows {region.text(snap).rstrip()!r}"
 
 
 class Predicate:
@@ -125,221 +124,6 @@ def as_predicate(obj: PredicateLike) -> Predicate:
     )
 
 
-class _InRegion(Predicate):
-    """Text or a pattern searched for in a region: shared near-miss reports."""
-
-    region: Region
-
-    def explain(self, snap: Snapshot) -> str:
-        if self.region.history:
-            return ""  # the transcript is the wait's, not the snapshot's
-        parts = []
-        whole = self.region == Region.screen()
-        if not whole:
-            parts.append(_shows(self.region, snap))
-        miss = self._near_miss(snap)
-        if miss:
-            parts.append(miss)
-        if not whole:
-            elsewhere = self._count(Region.screen().text(snap)) - self._count(
-                self.region.text(snap))
-            if elsewhere > 0:
-                parts.append(f"it is on the screen {elsewhere} time{'s' * (elsewhere > 1)} "
-                             f"outside {self.region}")
-        return "; ".join(parts)
-
-    def _near_miss(self, snap: Snapshot) -> str:
-        return ""
-
-    def _count(self, text: str) -> int:
-        raise NotImplementedError
-
-    def misfit(self, cols: int, rows: int) -> str | None:
-        return self.region.misfit(cols, rows)
-
-
-class Text(_InRegion):
-    """The region contains ``text``. The region's rows are joined with
-    newlines (trailing blanks removed), so text with ``\\n`` spans rows.
-    Blanks at the end of a line of ``text`` match blanks on the screen or
-    the end of its row, as they look the same: ``Text("$ ")`` finds a
-    prompt at the end of a row."""
-
-    def __init__(self, text: str, region: Region | None = None) -> None:
-        if not text:
-            raise ValueError("Text() needs a non-empty string")
-        self.text = text
-        self.region = region or Region.screen()
-        lines = text.split("\n")
-        self._pattern: re.Pattern[str] | None = None
-        if any(line != line.rstrip(" ") for line in lines):
-            self._pattern = re.compile("\n".join(
-                re.escape(line.rstrip(" ")) + (
-                    f"(?: {{{len(line) - len(line.rstrip(' '))}}}|$)"
-                    if line != line.rstrip(" ") else "")
-                for line in lines), re.MULTILINE)
-
-    def __call__(self, snap: Snapshot) -> bool:
-        return self._find(self.region.text(snap))
-
-    def check(self, snap: Snapshot, ctx: Context) -> bool:
-        if self.region.history:
-            return self._find(ctx.transcript())
-        return self(snap)
-
-    def _find(self, text: str) -> bool:
-        if self._pattern is None:
-            return self.text in text
-        return self._pattern.search(text) is not None
-
-    def describe(self) -> str:
-        return f"text {self.text!r} in {self.region}"
-
-    def _count(self, text: str) -> int:
-        if self._pattern is None:
-            return text.count(self.text)
-        return sum(1 for _ in self._pattern.finditer(text))
-
-    def _near_miss(self, snap: Snapshot) -> str:
-        if "\n" in self.text:
-            return ""
-        top = self.region.bounds(snap)[0]
-        found = closest(self.text, self.region.lines(snap))
-        if found is None or not worth_showing(found[0], self.text):
-            return ""
-        distance, row, text = found
-        return (f"closest: {text!r} on row {top + row} "
-                f"({distance} edit{'s' * (distance > 1)} away)")
-
-
-class Regex(_InRegion):
-    """The region's text matches ``pattern`` (``re.search``). Rows are joined
-    with newlines, trailing blanks removed; ``^`` and ``$`` match at each row
-    (``re.MULTILINE``, unless a compiled pattern says otherwise)."""
-
-    def __init__(self, pattern: str | re.Pattern[str], region: Region | None = None) -> None:
-        self.pattern = (
-            pattern if isinstance(pattern, re.Pattern) else re.compile(pattern, re.MULTILINE)
-        )
-        self.region = region or Region.screen()
-
-    def __call__(self, snap: Snapshot) -> bool:
-        return self.pattern.search(self.region.text(snap)) is not None
-
-    def check(self, snap: Snapshot, ctx: Context) -> bool:
-        if self.region.history:
-            return self.pattern.search(ctx.transcript()) is not None
-        return self(snap)
-
-    def describe(self) -> str:
-        return f"regex /{self.pattern.pattern}/ in {self.region}"
-
-    def _count(self, text: str) -> int:
-        return sum(1 for _ in self.pattern.finditer(text))
-
-
-def _visible_ok(visible: bool | None, snap: Snapshot) -> bool:
-    return visible is None or snap.cursor.visible == visible
-
-
-def _visibility(visible: bool | None) -> str:
-    return {True: "", False: " (hidden)", None: " (visible or not)"}[visible]
-
-
-class CursorAt(Predicate):
-    """The cursor is at (row, col); ``None`` for either means any.
-
-    ``visible``: True (the default) matches a visible cursor only, since a
-    program hides it while it draws; False a hidden one; None either.
-    """
-
-    def __init__(self, row: int | None, col: int | None = None, *,
-                 visible: bool | None = True) -> None:
-        self.row = row
-        self.col = col
-        self.visible = visible
-
-    def __call__(self, snap: Snapshot) -> bool:
-        # Only negative indexes wrap: CursorAt(30) must not match row 6 of 24.
-        cur = snap.cursor
-        if not _visible_ok(self.visible, snap):
-            return False
-        if self.row is not None and cur.row != resolve(self.row, snap.rows):
-            return False
-        return self.col is None or cur.col == resolve(self.col, snap.cols)
-
-    def misfit(self, cols: int, rows: int) -> str | None:
-        for name, index, size in (("row", self.row, rows), ("column", self.col, cols)):
-            if index is not None and not 0 <= resolve(index, size) < size:
-                return f"the cursor's {name} {index}"
-        return None
-
-    def describe(self) -> str:
-        where = []
-        if self.row is not None:
-            where.append(f"row {self.row}")
-        if self.col is not None:
-            where.append(f"column {self.col}")
-        place = f"at {', '.join(where)}" if where else "anywhere"
-        return f"the cursor {place}{_visibility(self.visible)}"
-
-    def explain(self, snap: Snapshot) -> str:
-        cur = snap.cursor
-        shown = "" if cur.visible else " (hidden)"
-        return f"the cursor is at row {cur.row}, column {cur.col}{shown}"
-
-
-class CursorAfter(Predicate):
-    """The text immediately left of the cursor, on its row, ends with ``text``.
-
-    The sharpest way to wait for a prompt: a prompt left over from the
-    previous turn is still on the screen, but the cursor is not after it.
-    ``visible`` as in :class:`CursorAt` (a visible cursor, by default).
-    """
-
-    def __init__(self, text: str, *, visible: bool | None = True) -> None:
-        if not text:
-            raise ValueError("CursorAfter() needs a non-empty string")
-        self.text = text
-        self.visible = visible
-
-    def __call__(self, snap: Snapshot) -> bool:
-        cur = snap.cursor
-        return _visible_ok(self.visible, snap) and \
-            snap.span(cur.row, 0, cur.col).endswith(self.text)
-
-    def describe(self) -> str:
-        return f"the cursor right after {self.text!r}{_visibility(self.visible)}"
-
-    def explain(self, snap: Snapshot) -> str:
-        cur = snap.cursor
-        before = snap.span(cur.row, 0, cur.col)
-        shown = "" if cur.visible else ", hidden"
-        return f"left of the cursor (row {cur.row}, column {cur.col}{shown}): {before[-40:]!r}"
-
-
-class InputReady(Predicate):
-    """The program reads its terminal in raw mode (ICANON and ECHO off) now.
-
-    That is when prompt_toolkit takes keys; keys sent while the line
-    discipline is cooked are echoed, turned into signals or lost. termios
-    changes print nothing, so a wait on this re-checks on a short timer.
-    """
-
-    polls = True
-
-    def __call__(self, snap: Snapshot) -> bool:
-        return snap.input_ready is True
-
-    def describe(self) -> str:
-        return "the program reading keys in raw mode"
-
-    def explain(self, snap: Snapshot) -> str:
-        if snap.input_ready is None:
-            return "the tty mode is unknown here"
-        return "the tty is in raw mode" if snap.input_ready else "the tty is cooked"
-
-
 class Quiet(Predicate):
     """The program has printed nothing for ``seconds`` (on the session's
     clock: virtual in a replay). For programs that show nothing when they are
@@ -364,7 +148,20 @@ class Quiet(Predicate):
         return f"no output for {self.seconds:g} s"
 
 
-class Sequence(Predicate):
+class _OfParts(Predicate):
+    """A predicate made of others: its simple parts and what it looks at are theirs."""
+
+    parts: tuple[Predicate, ...]
+
+    def leaves(self) -> Iterator[Predicate]:
+        for p in self.parts:
+            yield from p.leaves()
+
+    def misfit(self, cols: int, rows: int) -> str | None:
+        return next((m for p in self.parts if (m := p.misfit(cols, rows))), None)
+
+
+class Sequence(_OfParts):
     """``p1`` held on a screen, then ``p2`` on a later one, and so on.
 
     Every screen the program drew while the wait was pending is looked at,
@@ -401,13 +198,6 @@ class Sequence(Predicate):
             return self.parts[self._stage].wake_at(ctx)
         return None
 
-    def leaves(self) -> Iterator[Predicate]:
-        for p in self.parts:
-            yield from p.leaves()
-
-    def misfit(self, cols: int, rows: int) -> str | None:
-        return next((m for p in self.parts if (m := p.misfit(cols, rows))), None)
-
     def describe(self) -> str:
         return ", then ".join(_group(p) for p in self.parts)
 
@@ -420,8 +210,16 @@ class Sequence(Predicate):
         return f"{done}waiting for {pending.describe()}" + (f" ({why})" if why else "")
 
 
-class _Compound(Predicate):
-    parts: tuple[Predicate, ...]
+class _Compound(_OfParts):
+    """Parts that must all hold (:class:`All`) or one of them (:class:`Any`)."""
+
+    #: The word between the parts' descriptions.
+    _joiner: str
+
+    @staticmethod
+    def _combine(results: Iterable[bool]) -> bool:
+        """``all`` or ``any``."""
+        raise NotImplementedError
 
     def __init__(self, *parts: Predicate) -> None:
         flat: list[Predicate] = []
@@ -439,25 +237,24 @@ class _Compound(Predicate):
         times = [t for p in self.parts if (t := p.wake_at(ctx)) is not None]
         return min(times) if times else None
 
-    def leaves(self) -> Iterator[Predicate]:
-        for p in self.parts:
-            yield from p.leaves()
-
-    def misfit(self, cols: int, rows: int) -> str | None:
-        return next((m for p in self.parts if (m := p.misfit(cols, rows))), None)
-
-
-class All(_Compound):
     def __call__(self, snap: Snapshot) -> bool:
-        return all(p(snap) for p in self.parts)
+        return self._combine(p(snap) for p in self.parts)
 
     def check(self, snap: Snapshot, ctx: Context) -> bool:
         # Every part sees every screen: a Sequence inside must not miss one.
         results = [p.check(snap, ctx) for p in self.parts]
-        return all(results)
+        return self._combine(results)
 
     def describe(self) -> str:
-        return " and ".join(_group(p) for p in self.parts)
+        return self._joiner.join(_group(p) for p in self.parts)
+
+
+class All(_Compound):
+    _joiner = " and "
+
+    @staticmethod
+    def _combine(results: Iterable[bool]) -> bool:
+        return all(results)
 
     def explain(self, snap: Snapshot) -> str:
         return "; ".join(
@@ -467,15 +264,11 @@ class All(_Compound):
 
 
 class Any(_Compound):
-    def __call__(self, snap: Snapshot) -> bool:
-        return any(p(snap) for p in self.parts)
+    _joiner = " or "
 
-    def check(self, snap: Snapshot, ctx: Context) -> bool:
-        results = [p.check(snap, ctx) for p in self.parts]
+    @staticmethod
+    def _combine(results: Iterable[bool]) -> bool:
         return any(results)
-
-    def describe(self) -> str:
-        return " or ".join(_group(p) for p in self.parts)
 
     def explain(self, snap: Snapshot) -> str:
         return "; ".join(e for p in self.parts if (e := p.explain(snap)))

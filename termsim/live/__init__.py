@@ -4,7 +4,7 @@
 fork and exec raised in the parent, ``PATH`` from the given environment);
 ``pty`` is the source that reads the PTY into events, writes input and
 replies back, watches the exit and tears the process group down for sure;
-``process`` finds and ends what a session started; ``readprobe`` and
+``tty`` reads the tty's modes; ``process`` finds and ends what a session started; ``readprobe`` and
 ``readtrack`` tell when the program read its input (inotify, then the
 kernel's queue). ``session`` is :func:`termsim.spawn`'s
 :class:`~termsim.Session`, and ``interactive`` lets a person drive one.

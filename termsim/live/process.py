@@ -25,12 +25,13 @@ Where things are read from, so it works beyond Linux:
 
 from __future__ import annotations
 
+import logging
 import os
 import select
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -43,6 +44,13 @@ EXIT_WATCH: Literal["pidfd", "kqueue", "poll"] = (
     "pidfd" if hasattr(os, "pidfd_open")
     else "kqueue" if hasattr(select, "kqueue") else "poll"
 )
+log = logging.getLogger("termsim")
+
+#: Grace periods when ending the process tree: after SIGHUP, after SIGTERM.
+HANGUP_GRACE = 0.5
+TERMINATE_GRACE = 0.5
+KILL_GRACE = 2.0
+
 #: With ``EXIT_WATCH = "poll"``: the first and the longest interval between checks.
 POLL = (0.001, 0.05)
 
@@ -194,6 +202,51 @@ def signal_all(pgid: int, pids: Iterable[int], sig: signal.Signals) -> None:
             os.kill(pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+async def end_tree(
+    pid: int, started: Callable[[], set[int]], reaped: Callable[[], bool],
+    try_reap: Callable[[], None],
+) -> None:
+    """End the child ``pid`` and everything ``started`` finds: hangup, then
+    terminate, then kill, each with its grace period. ``reaped``: whether
+    the child is reaped; ``try_reap`` reaps it if it has exited."""
+    others = started()
+    for n, (sig, grace) in enumerate((
+        (signal.SIGHUP, HANGUP_GRACE), (signal.SIGTERM, TERMINATE_GRACE),
+        (signal.SIGKILL, KILL_GRACE),
+    )):
+        if n:
+            # It may have forked since, or started a daemon that left.
+            others |= started()
+        alive = [p for p in others if is_running(p)]
+        if reaped() and not alive:
+            return
+        if not reaped():
+            alive.append(pid)
+        signal_all(pid, alive, sig)
+        # Wait on the processes themselves (pidfds), not on the exit
+        # task: when the test's own scope was cancelled, that task is
+        # gone already and this shielded teardown is all that is left.
+        await wait_gone(alive, grace)
+        try_reap()
+    if not reaped():
+        log.error("termsim: process %d survived SIGKILL", pid)
+
+
+async def wait_exited(pid: int, pidfd: int) -> None:
+    """Return once the child ``pid`` has exited, without reaping it
+    (``pidfd``: its pidfd, or -1)."""
+    if pidfd >= 0:
+        await anyio.wait_readable(pidfd)
+    else:
+        # No pidfd (macOS, old kernels): a thread waits for the exit
+        # without reaping (WNOWAIT), so the reaping stays on this
+        # thread and the teardown's reap cannot race it.
+        await anyio.to_thread.run_sync(
+            os.waitid, os.P_PID, pid, os.WEXITED | os.WNOWAIT,
+            abandon_on_cancel=True,
+        )
 
 
 async def wait_gone(pids: Iterable[int], timeout: float) -> bool:

@@ -22,10 +22,10 @@ into :mod:`termsim.events` and hands them on, in order:
   process group, every descendant found in ``/proc``, and every process that
   carries the session's marker in its environment (daemons that left).
 
-Why this module is long: reading, the exit watcher, writing and teardown are
-one process's lifecycle and share its state; the process tree
-(``_process.py``) and the test-facing API (``_live.py``, ``_driver.py``) live
-apart.
+Reading, the exit watcher, writing and teardown are one process's lifecycle
+and share its state, so they stay in this one class; what needs none of it
+lives apart: the tty's modes (``tty``), finding, signalling and awaiting
+processes (``process``), and the test-facing API (``session``).
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ import errno
 import logging
 import os
 import signal
-import termios
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -48,13 +47,14 @@ from ..emulator.terminal import Query
 from ..errors import SessionClosed
 from ..events import Event, Exit, InputRead, Output, Reply, TtyMode, stamp
 from . import process as _process
-from .process import is_running, signal_all, started_by, wait_gone
+from .process import end_tree, signal_all, started_by, wait_exited
 from .readprobe import ReadProbe
 from .readtrack import ReadTracker
 from .spawn import SESSION_VARIABLE, Child, set_size, start
+from .tty import InputNotRead, is_canonical, is_raw, lflag
 
 if TYPE_CHECKING:
-    from ..engine.engine import Sink
+    from ..engine.source import Sink
 
 log = logging.getLogger("termsim")
 
@@ -73,93 +73,15 @@ TTY_POLL = (0.01, 0.16)
 #: Without inotify, how often to ask whether the program read its input:
 #: from the first interval, doubling up to the last.
 READ_POLL = (0.001, 0.05)
-#: Grace periods when ending the process tree: after SIGHUP, after SIGTERM.
-HANGUP_GRACE = 0.5
-TERMINATE_GRACE = 0.5
-KILL_GRACE = 2.0
-
-
-def lflag(fd: int) -> int | None:
-    """The tty's local modes (ICANON, ECHO...); on Linux the master's termios
-    are the slave's, which the program sets. None if they cannot be read."""
-    try:
-        return int(termios.tcgetattr(fd)[3])
-    except (termios.error, OSError):
-        return None
-
-
-def is_raw(flags: int | None) -> bool | None:
-    """Raw: ICANON and ECHO off, as prompt_toolkit and readline set it."""
-    if flags is None:
-        return None
-    return not (flags & termios.ICANON) and not (flags & termios.ECHO)
-
-
-def is_hidden(flags: int | None) -> bool:
-    """Cooked with echo off: a password prompt (getpass, sudo, ssh).
-
-    prompt_toolkit's raw mode also turns echo off, but turns ICANON off too,
-    so its keys are not mistaken for a password.
-    """
-    return flags is not None and bool(flags & termios.ICANON) and not flags & termios.ECHO
-
-
-def is_canonical(flags: int | None) -> bool:
-    """Cooked: the line discipline holds input until a whole line is typed."""
-    return flags is not None and bool(flags & termios.ICANON)
-
-
-#: The characters a line discipline gives a meaning to (erase, kill the line,
-#: interrupt, end of file...), read from the tty since a program may change them.
-LINE_KEYS = ("VINTR", "VQUIT", "VERASE", "VKILL", "VEOF", "VSUSP", "VWERASE", "VREPRINT",
-             "VLNEXT")
-
-
-def mangled_in_line_mode(fd: int, data: bytes) -> str | None:
-    """What in ``data`` a cooked tty would mangle, or None if nothing.
-
-    Line-mode input is normal (``input()``, ``read``, a y/n confirm, Ctrl-C
-    meant as SIGINT); keys that only a program in raw mode understands are
-    not: an Escape sequence (an arrow, a function key) is echoed as ``^[[A``
-    and read as part of a line, other control keys likewise.
-    """
-    try:
-        cc = termios.tcgetattr(fd)[6]
-    except (termios.error, OSError):
-        return None
-    meaningful = {b"\r"[0], b"\n"[0], b"\t"[0], 0x08, 0x7F}
-    for name in LINE_KEYS:
-        index = getattr(termios, name, None)
-        if index is not None and index < len(cc):
-            value = cc[index]
-            meaningful.add(value[0] if isinstance(value, bytes) and value else int(value or 0))
-    for byte in data:
-        if byte == 0x1B:
-            return "an Escape sequence"
-        if byte < 0x20 and byte not in meaningful:
-            return f"the control key ^{chr(byte + 0x40)}"
-    return None
-
-
-class InputNotRead(TimeoutError):
-    """A write did not finish within ``write_timeout``: the program does not
-    read its input. The session turns it into the engine's
-    :class:`~termsim.WaitTimeout`, which shows the screen."""
-
-    def __init__(self, unread: int, total: int, timeout: float) -> None:
-        super().__init__(f"{unread} of {total} bytes still unread after {timeout:g} s")
-        self.unread = unread
-        self.total = total
-        self.timeout = timeout
 
 
 class PtySource:
     """A program in a PTY: what a live session's
-    :class:`~termsim.engine.engine.Source` methods are made of.
+    :class:`~termsim.engine.source.Source` methods are made of.
 
     ``emit`` receives every event as it happens (for the recorder and
     listeners); ``sink`` (the engine, seen through the narrow
-    :class:`~termsim.engine.engine.Sink`) is given the same events, in
+    :class:`~termsim.engine.source.Sink`) is given the same events, in
     order, when the reader applies them. It holds nothing else of the engine.
     """
 
@@ -335,28 +257,7 @@ class PtySource:
     async def _end_process_tree(self) -> None:
         proc = self.proc
         assert proc is not None
-        pid = proc.pid
-        others = self._started()
-        for n, (sig, grace) in enumerate((
-            (signal.SIGHUP, HANGUP_GRACE), (signal.SIGTERM, TERMINATE_GRACE),
-            (signal.SIGKILL, KILL_GRACE),
-        )):
-            if n:
-                # It may have forked since, or started a daemon that left.
-                others |= self._started()
-            alive = [p for p in others if is_running(p)]
-            if self._reaped and not alive:
-                return
-            if not self._reaped:
-                alive.append(pid)
-            signal_all(pid, alive, sig)
-            # Wait on the processes themselves (pidfds), not on the exit
-            # task: when the test's own scope was cancelled, that task is
-            # gone already and this shielded teardown is all that is left.
-            await wait_gone(alive, grace)
-            self._try_reap()
-        if not self._reaped:
-            log.error("termsim: process %d survived SIGKILL", pid)
+        await end_tree(proc.pid, self._started, lambda: self._reaped, self._try_reap)
 
     def release(self) -> None:
         proc = self.proc
@@ -485,16 +386,7 @@ class PtySource:
         proc = self.proc
         assert proc is not None
         try:
-            if self._pidfd >= 0:
-                await anyio.wait_readable(self._pidfd)
-            else:
-                # No pidfd (macOS, old kernels): a thread waits for the exit
-                # without reaping (WNOWAIT), so the reaping stays on this
-                # thread and the teardown's reap cannot race it.
-                await anyio.to_thread.run_sync(
-                    os.waitid, os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT,
-                    abandon_on_cancel=True,
-                )
+            await wait_exited(proc.pid, self._pidfd)
             # The child has exited: this does not block.
             _, status = os.waitpid(proc.pid, 0)  # noqa: ASYNC222
         except ChildProcessError:

@@ -4,9 +4,9 @@ A :class:`Session` composes three parts and adds the rules about input:
 
 * a :class:`~termsim.live.pty.PtySource` (the program, its PTY, reading and
   writing, teardown), which gives its events to the engine through the
-  narrow :class:`~termsim.engine.engine.Sink` it is built with;
+  narrow :class:`~termsim.engine.source.Sink` it is built with;
 * the shared :class:`~termsim.engine.engine.Engine` over a sans-IO
-  :class:`~termsim.Terminal`, whose :class:`~termsim.engine.engine.Source`
+  :class:`~termsim.Terminal`, whose :class:`~termsim.engine.source.Source`
   is the session itself (its four methods are the PTY's), as a replay is;
 * a :class:`~termsim.recording.recorder.Recorder` (when recording), which is just the
   first listener of the session's event stream.
@@ -31,14 +31,16 @@ import anyio
 from ..emulator.emulation import Emulation
 from ..emulator.terminal import Policy, Terminal
 from ..engine.driver import Driver
-from ..engine.engine import Engine, Mark
+from ..engine.engine import Engine
 from ..engine.settings import recording_path_for, substitute_for
+from ..engine.source import Mark
 from ..errors import SessionClosed, TermsimError, surface, surface_sync
 from ..events import Hangup, How, Input, Resize, Warned, errored
 from ..recording.recorder import Recorder
 from ..recording.redact import REDACTED, Redactor
-from .pty import InputNotRead, PtySource, is_canonical, is_hidden, is_raw, mangled_in_line_mode
+from .pty import PtySource
 from .spawn import check_argv
+from .tty import InputNotRead, is_canonical, is_hidden, is_raw, mangled_in_line_mode
 
 log = logging.getLogger("termsim")
 

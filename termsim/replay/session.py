@@ -1,6 +1,6 @@
 """Offline replay: a recording drives the same Terminal and the same Engine.
 
-The replay is a :class:`~termsim.engine.engine.Source` whose ``run_until`` *is* the
+The replay is a :class:`~termsim.engine.source.Source` whose ``run_until`` *is* the
 program: it applies the recorded events (output, tty mode changes, replies,
 the program's reads, the exit) to the engine in order, on a virtual clock,
 until the wait's event is set or the clock reaches the wait's deadline. It
@@ -27,8 +27,9 @@ import random
 import anyio
 
 from ..engine.driver import Driver
-from ..engine.engine import Engine, Mark
+from ..engine.engine import Engine
 from ..engine.playback import terminal_for
+from ..engine.source import Mark
 from ..errors import ArgumentError, ReplayDivergence, SessionClosed, surface, surface_sync
 from ..events import (
     Event,

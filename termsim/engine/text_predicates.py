@@ -1,0 +1,135 @@
+"""Waiting for text: whether a region shows a string or matches a pattern.
+
+Text is what most waits are for, and what most failures need explained:
+the closest string on the screen, the same text outside the region looked
+in. That explaining is most of this module and shared by :class:`Text` and
+:class:`Regex`; it lives apart from the predicate protocol
+(:mod:`termsim.engine.predicates`) so each can be read without the other.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..emulator.region import Region
+from ..emulator.snapshot import Snapshot
+from .nearmiss import closest, worth_showing
+from .predicates import Context, Predicate
+
+
+def _shows(region: Region, snap: Snapshot) -> str:
+    """``"the bottom row shows 'text'"``."""
+    return f"{region} shows {region.text(snap).rstrip()!r}"
+
+
+class _InRegion(Predicate):
+    """Text or a pattern searched for in a region: shared near-miss reports."""
+
+    region: Region
+
+    def explain(self, snap: Snapshot) -> str:
+        if self.region.history:
+            return ""  # the transcript is the wait's, not the snapshot's
+        parts = []
+        whole = self.region == Region.screen()
+        if not whole:
+            parts.append(_shows(self.region, snap))
+        miss = self._near_miss(snap)
+        if miss:
+            parts.append(miss)
+        if not whole:
+            elsewhere = self._count(Region.screen().text(snap)) - self._count(
+                self.region.text(snap))
+            if elsewhere > 0:
+                parts.append(f"it is on the screen {elsewhere} time{'s' * (elsewhere > 1)} "
+                             f"outside {self.region}")
+        return "; ".join(parts)
+
+    def _near_miss(self, snap: Snapshot) -> str:
+        return ""
+
+    def _count(self, text: str) -> int:
+        raise NotImplementedError
+
+    def misfit(self, cols: int, rows: int) -> str | None:
+        return self.region.misfit(cols, rows)
+
+
+class Text(_InRegion):
+    """The region contains ``text``. The region's rows are joined with
+    newlines (trailing blanks removed), so text with ``\\n`` spans rows.
+    Blanks at the end of a line of ``text`` match blanks on the screen or
+    the end of its row, as they look the same: ``Text("$ ")`` finds a
+    prompt at the end of a row."""
+
+    def __init__(self, text: str, region: Region | None = None) -> None:
+        if not text:
+            raise ValueError("Text() needs a non-empty string")
+        self.text = text
+        self.region = region or Region.screen()
+        lines = text.split("\n")
+        self._pattern: re.Pattern[str] | None = None
+        if any(line != line.rstrip(" ") for line in lines):
+            self._pattern = re.compile("\n".join(
+                re.escape(line.rstrip(" ")) + (
+                    f"(?: {{{len(line) - len(line.rstrip(' '))}}}|$)"
+                    if line != line.rstrip(" ") else "")
+                for line in lines), re.MULTILINE)
+
+    def __call__(self, snap: Snapshot) -> bool:
+        return self._find(self.region.text(snap))
+
+    def check(self, snap: Snapshot, ctx: Context) -> bool:
+        if self.region.history:
+            return self._find(ctx.transcript())
+        return self(snap)
+
+    def _find(self, text: str) -> bool:
+        if self._pattern is None:
+            return self.text in text
+        return self._pattern.search(text) is not None
+
+    def describe(self) -> str:
+        return f"text {self.text!r} in {self.region}"
+
+    def _count(self, text: str) -> int:
+        if self._pattern is None:
+            return text.count(self.text)
+        return sum(1 for _ in self._pattern.finditer(text))
+
+    def _near_miss(self, snap: Snapshot) -> str:
+        if "\n" in self.text:
+            return ""
+        top = self.region.bounds(snap)[0]
+        found = closest(self.text, self.region.lines(snap))
+        if found is None or not worth_showing(found[0], self.text):
+            return ""
+        distance, row, text = found
+        return (f"closest: {text!r} on row {top + row} "
+                f"({distance} edit{'s' * (distance > 1)} away)")
+
+
+class Regex(_InRegion):
+    """The region's text matches ``pattern`` (``re.search``). Rows are joined
+    with newlines, trailing blanks removed; ``^`` and ``$`` match at each row
+    (``re.MULTILINE``, unless a compiled pattern says otherwise)."""
+
+    def __init__(self, pattern: str | re.Pattern[str], region: Region | None = None) -> None:
+        self.pattern = (
+            pattern if isinstance(pattern, re.Pattern) else re.compile(pattern, re.MULTILINE)
+        )
+        self.region = region or Region.screen()
+
+    def __call__(self, snap: Snapshot) -> bool:
+        return self.pattern.search(self.region.text(snap)) is not None
+
+    def check(self, snap: Snapshot, ctx: Context) -> bool:
+        if self.region.history:
+            return self.pattern.search(ctx.transcript()) is not None
+        return self(snap)
+
+    def describe(self) -> str:
+        return f"regex /{self.pattern.pattern}/ in {self.region}"
+
+    def _count(self, text: str) -> int:
+        return sum(1 for _ in self.pattern.finditer(text))
