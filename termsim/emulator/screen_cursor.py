@@ -1,0 +1,123 @@
+"""Cursor movement, margins, and DECSC/DECRC, as xterm's ``cursor.c``.
+
+Why a module of its own: every move has to agree on the pending wrap
+(``cursor.x == columns``), origin mode and the scroll margins, which pyte
+handles differently move by move; read together, the rules are checkable
+against xterm's source line by line. DECSC/DECRC save and restore the
+character sets too, hence ``CharsetOps`` beneath.
+"""
+
+from __future__ import annotations
+
+from pyte import modes as mo
+from pyte.screens import Margins
+
+from .screen_charsets import _LAT1, CharsetOps
+from .screen_state import _Saved
+
+
+class CursorOps(CharsetOps):
+    """CUU/CUD/CUF/CUB, CUP, VPA, DECSTBM, DECSC and DECRC."""
+
+    def cursor_back(self, count: int | None = None) -> None:
+        """CUB and BS. From a pending wrap the cursor is on the last column
+        (xterm's ``do_wrap`` flag), so one step back lands left of it, as in
+        xterm, VTE, alacritty, libvterm and pyte; tmux and kitty (and
+        vt100-rust) keep the cursor past the last column and land on it:
+        ``Emulation(backspace_at_wrap="tmux")``."""
+        cursor = self.cursor
+        x = cursor.x
+        if x >= self.columns:
+            # Without autowrap there is no pending wrap in tmux either.
+            past = self.backspace_past_edge and mo.DECAWM in self.mode
+            x = self.columns if past else self.columns - 1
+        cursor.x = max(0, x - (count or 1))
+
+    def cursor_forward(self, count: int | None = None) -> None:
+        """CUF: pyte's, in one call (hot path: prompt_toolkit moves right
+        over what it keeps, 805 times in ``ptk.bin``)."""
+        cursor = self.cursor
+        cursor.x = min(max(0, cursor.x + (count or 1)), self.columns - 1)
+
+    def cursor_up(self, count: int | None = None) -> None:
+        """CUU: stops at the top margin, or at the top row from above it."""
+        self._end_wrap()
+        top = self.margins.top if self.margins is not None else 0
+        y = self.cursor.y
+        self.cursor.y = max(y - (count or 1), top if y >= top else 0)
+
+    def cursor_down(self, count: int | None = None) -> None:
+        """CUD: stops at the bottom margin, or at the bottom row from below it."""
+        self._end_wrap()
+        bottom = self.margins.bottom if self.margins is not None else self.lines - 1
+        y = self.cursor.y
+        self.cursor.y = min(y + (count or 1), bottom if y <= bottom else self.lines - 1)
+
+    def cursor_position(self, line: int | None = None, column: int | None = None) -> None:
+        """CUP: under origin mode rows count from the top margin and stop at
+        the bottom one (xterm's ``CursorSet``; pyte ignores such a move)."""
+        x = (column or 1) - 1
+        y = (line or 1) - 1
+        top, bottom = 0, self.lines - 1
+        if mo.DECOM in self.mode and self.margins is not None:
+            top, bottom = self.margins
+            y += top
+        self.cursor.x = min(max(x, 0), self.columns - 1)
+        self.cursor.y = min(max(y, top), bottom)
+
+    def cursor_to_line(self, line: int | None = None) -> None:
+        """VPA (``CSI n d``), origin-aware; pyte asserts margins exist under
+        DECOM, and without margins the whole screen is the region."""
+        self._end_wrap()
+        y = (line or 1) - 1
+        top, bottom = 0, self.lines - 1
+        if mo.DECOM in self.mode and self.margins is not None:
+            top, bottom = self.margins
+            y += top
+        self.cursor.y = min(max(y, top), bottom)
+
+    def set_margins(self, top: int | None = None, bottom: int | None = None) -> None:
+        """DECSTBM: ignored unless top < bottom; homes the cursor (to the top
+        margin under origin mode), ``CSI r`` included."""
+        t = (top or 1) - 1
+        b = min((bottom or self.lines), self.lines) - 1
+        if t >= b:
+            return
+        self.margins = None if (t == 0 and b == self.lines - 1) else Margins(t, b)
+        self.cursor_position()
+
+    def save_cursor(self) -> None:
+        """DECSC (``ESC 7``, ``CSI s``): position (pending wrap included),
+        attributes, character sets and origin mode, for the current buffer."""
+        c = self.cursor
+        self._saved[self.alternate] = _Saved(
+            c.x, c.y, c.attrs, self.g0_charset, self.g1_charset, self.charset,
+            mo.DECOM in self.mode, self.g2_charset, self.g3_charset,
+        )
+
+    def restore_cursor(self) -> None:
+        """DECRC (``ESC 8``, ``CSI u``): what DECSC saved in this buffer, which
+        stays saved; without one, home with default attributes (xterm)."""
+        saved = self._saved[self.alternate]
+        cursor = self.cursor
+        if saved is None:
+            self.mode.discard(mo.DECOM)
+            self.charset = 0
+            self.g0_charset = _LAT1
+            self.g1_charset = _LAT1
+            self._reset_g2_g3()
+            cursor.attrs = self.default_char
+            cursor.x = cursor.y = 0
+            return
+        self.g0_charset, self.g1_charset, self.charset = saved.g0, saved.g1, saved.charset
+        self.g2_charset, self.g3_charset = saved.g2, saved.g3
+        if saved.origin:
+            self.mode.add(mo.DECOM)
+        else:
+            self.mode.discard(mo.DECOM)
+        cursor.attrs = saved.attrs
+        cursor.x = min(saved.x, self.columns)
+        top, bottom = 0, self.lines - 1
+        if saved.origin and self.margins is not None:
+            top, bottom = self.margins
+        cursor.y = min(max(saved.y, top), bottom)

@@ -1,0 +1,191 @@
+"""Modes: the alternate screen, DECSCNM, DECCOLM, mouse modes, flags.
+
+Why a module of its own: pyte records most private modes and ignores them
+(the alternate screen, selectel/pyte#90); termsim gives each its effect
+(buffers switched and cleared as xterm does, the screen inverted and back,
+mouse modes that exclude each other) and switches plain flags in one call,
+fused across a frame's run of sequences (``FlagSwitch``: prompt_toolkit's
+``ESC[?25l``/``ESC[?7l`` around every frame).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyte import modes as mo
+
+from .screen_erase import EraseOps
+from .screen_state import ScreenState
+
+#: DEC private modes, as pyte stores them (shifted left by 5).
+ALT_47 = 47 << 5
+ALT_1047 = 1047 << 5
+ALT_1049 = 1049 << 5
+SAVE_CURSOR_1048 = 1048 << 5
+_ALT_MODES = frozenset({ALT_47, ALT_1047, ALT_1049})
+#: Mouse tracking modes and coordinate encodings, as ``mode`` stores them.
+MOUSE_TRACKING = frozenset(m << 5 for m in (9, 1000, 1002, 1003))
+MOUSE_ENCODING = frozenset(m << 5 for m in (1005, 1006, 1015))
+_MOUSE_EXCLUSIVE = MOUSE_TRACKING | MOUSE_ENCODING
+
+
+class ModeOps(EraseOps):
+    """SM/RM and DECSET/DECRST, with the alternate buffer."""
+
+    def set_mode(self, *modes: int, **kwargs: Any) -> None:
+        private = kwargs.get("private", False)
+        if private:
+            for mode in modes:
+                if mode << 5 in _ALT_MODES:
+                    self._enter_alternate(mode << 5)
+                elif mode << 5 == SAVE_CURSOR_1048:
+                    self.save_cursor()
+            modes = self._column_mode(self._screen_reverse(modes, True))
+            self._one_mouse_mode(frozenset(m << 5 for m in modes), True)
+        super().set_mode(*modes, **kwargs)
+
+    def reset_mode(self, *modes: int, **kwargs: Any) -> None:
+        private = kwargs.get("private", False)
+        if private:
+            for mode in modes:
+                if mode << 5 in _ALT_MODES:
+                    self._leave_alternate(mode << 5)
+                elif mode << 5 == SAVE_CURSOR_1048:
+                    self.restore_cursor()
+            modes = self._column_mode(self._screen_reverse(modes, False))
+            self._one_mouse_mode(frozenset(m << 5 for m in modes), False)
+        super().reset_mode(*modes, **kwargs)
+
+    def _screen_reverse(self, modes: tuple[int, ...], on: bool) -> tuple[int, ...]:
+        """DECSCNM (``CSI ? 5 h``/``l``, terminfo ``flash``: readline's
+        visible bell, vim's ``visualbell``) inverts the whole screen. Cells
+        hold what is shown, so entering and leaving the mode flips reverse on
+        every cell and on the current attributes: a round trip gives every
+        cell back. pyte sets reverse on entry and clears it on exit, wiping
+        the reverse video the program drew. Returns the other modes."""
+        if mo.DECSCNM >> 5 not in modes:
+            return modes
+        if (mo.DECSCNM in self.mode) != on:
+            if on:
+                self.mode.add(mo.DECSCNM)
+            else:
+                self.mode.discard(mo.DECSCNM)
+            default = self.default_char
+            for buffer in (self.buffer, self._other_buffer):
+                for line in buffer.values():
+                    line.default = default
+                    for x, cell in line.items():
+                        line[x] = cell._replace(reverse=not cell.reverse)
+            cursor = self.cursor
+            cursor.attrs = cursor.attrs._replace(reverse=not cursor.attrs.reverse)
+            self._saved = [s and s._replace(attrs=s.attrs._replace(reverse=not s.attrs.reverse))
+                           for s in self._saved]
+            self._glyphs.clear()
+            self._blanks.clear()
+            self.dirty.update(range(self.lines))
+        return tuple(m for m in modes if m != mo.DECSCNM >> 5)
+
+    def _column_mode(self, modes: tuple[int, ...]) -> tuple[int, ...]:
+        """DECCOLM (``CSI ? 3 h``/``l``) clears the screen and homes the
+        cursor, as xterm (when column switching is allowed), tmux and
+        alacritty do. The width stays, because a test harness must not change
+        the size behind the PTY's back, and so do the margins (xterm resets
+        them only through the resize; tmux keeps them). Returns the other
+        modes (pyte would resize to 132 columns)."""
+        if mo.DECCOLM >> 5 not in modes:
+            return modes
+        self._erase_rows(range(self.lines))
+        self.cursor_position()  # home, origin-aware (xterm's CursorSet)
+        return tuple(m for m in modes if m != mo.DECCOLM >> 5)
+
+    def switch_flags(self, modes: frozenset[int], on: bool) -> None:
+        """Set or reset private modes (shifted, as in ``mode``) that are only
+        a flag, DECTCEM (the cursor's visibility) included; what
+        ``set_mode``/``reset_mode`` do for them, without their checks. Hot
+        path (``benchmarks/bench_feed.py``: prompt_toolkit's ``ESC[?25l/h``
+        and ``ESC[?7l/h``)."""
+        if not modes.isdisjoint(_MOUSE_EXCLUSIVE):
+            self._one_mouse_mode(modes, on)
+        if on:
+            self.mode.update(modes)
+        else:
+            self.mode.difference_update(modes)
+        if mo.DECTCEM in modes:
+            self.cursor.hidden = not on
+
+    def _one_mouse_mode(self, modes: frozenset[int], on: bool) -> None:
+        """xterm holds one mouse tracking mode and one coordinate encoding:
+        setting one replaces the other; resetting any tracking mode turns
+        tracking off (xterm's ``set_mousemode``, tmux's ``ALL_MOUSE_MODES``),
+        while resetting an encoding only ends that encoding ("a reset is only
+        effective against the matching mode"). Called before ``modes``
+        (shifted) are set or reset."""
+        if not modes.isdisjoint(MOUSE_TRACKING):
+            self.mode.difference_update(MOUSE_TRACKING)
+        if on and not modes.isdisjoint(MOUSE_ENCODING):
+            self.mode.difference_update(MOUSE_ENCODING)
+
+    def set_cursor_shape(self, shape: int) -> None:
+        """DECSCUSR (``CSI Ps SP q``): 0 default, 1/2 block, 3/4 underline,
+        5/6 bar; anything else is the default."""
+        self.cursor_shape = shape if shape <= 6 else 0
+
+    def _enter_alternate(self, mode: int) -> None:
+        """47 and 1047 switch; 1049 saves the cursor as DECSC does (in the
+        primary buffer's slot), switches and clears. The cursor stays where it
+        is: xterm keeps one cursor for both buffers."""
+        if self.alternate:
+            return
+        if mode == ALT_1049:
+            self.save_cursor()
+        self.buffer, self._other_buffer = self._other_buffer, self.buffer
+        if mode == ALT_1049:
+            self.buffer.clear()
+        self.alternate = True
+        self.dirty.update(range(self.lines))
+
+    def _leave_alternate(self, mode: int) -> None:
+        """47 switches back; 1047 clears the alternate buffer first; 1049
+        switches back and restores the cursor as DECRC does."""
+        if not self.alternate:
+            return
+        if mode == ALT_1047:
+            self.buffer.clear()
+        self.buffer, self._other_buffer = self._other_buffer, self.buffer
+        self.alternate = False
+        if mode == ALT_1049:
+            self.restore_cursor()
+        self.dirty.update(range(self.lines))
+
+
+class FlagSwitch:
+    """Private modes that are only a flag in the screen's ``mode`` switched
+    on and off (DECTCEM also shows or hides the cursor): what one sequence
+    (``ESC[?25l``) does, or the net effect of several in a row
+    (:meth:`then`), for modes outside the mouse's, which exclude each
+    other. Hot path: prompt_toolkit switches ``?25`` and ``?7`` (and ``?12``)
+    off and on around every frame; fused, a frame's switches cost one call.
+    """
+
+    __slots__ = ("_hidden", "_screen", "off", "on")
+
+    def __init__(self, screen: ScreenState, on: frozenset[int], off: frozenset[int]) -> None:
+        if not (on | off).isdisjoint(_MOUSE_EXCLUSIVE):
+            raise ValueError("mouse modes exclude each other: switch them one by one")
+        self._screen = screen
+        self.on = on  # shifted, as in ``mode``
+        self.off = off
+        # What it does to the cursor's visibility (DECTCEM), if anything.
+        self._hidden = (False if mo.DECTCEM in on else True if mo.DECTCEM in off else None)
+
+    def __call__(self) -> None:
+        s = self._screen
+        s.mode.update(self.on)
+        s.mode.difference_update(self.off)
+        if self._hidden is not None:
+            s.cursor.hidden = self._hidden
+
+    def then(self, other: FlagSwitch) -> FlagSwitch:
+        """This switch, then ``other``, as one: the last switch of each mode wins."""
+        return FlagSwitch(self._screen, other.on | (self.on - other.off),
+                          other.off | (self.off - other.on))

@@ -1,0 +1,185 @@
+"""Line feeds, scrolling, and the history of rows scrolled off.
+
+Why a module of its own: LF at the bottom is the hottest operation after
+drawing, and the one place rows leave the screen for the history (which a
+transcript reads); xterm's rules for the scroll region (LF below it goes to
+the screen bottom, IL/DL only inside it, new rows in the pen's colours) are
+read together here. It builds on ``EraseOps`` for the blank rows it makes.
+"""
+
+from __future__ import annotations
+
+from pyte import modes as mo
+
+from .screen_cells import (
+    _kept,
+)
+from .screen_erase import EraseOps
+
+
+class ScrollOps(EraseOps):
+    """IND, RI, LF, NEL, SU, SD, IL, DL, and the history they feed."""
+
+    def index(self) -> None:
+        """IND, and LF/VT/FF: down one row, scrolling at the bottom margin;
+        below the scroll region, down to the screen bottom (xterm's
+        ``xtermIndex``; pyte moves the cursor up to the bottom margin).
+
+        A pending wrap stays pending, as in tmux and vt100-rust: the next
+        character starts the row after (``tests/test_tmux.py`` is the oracle;
+        xterm ends the wrap here).
+        """
+        cursor = self.cursor
+        y = cursor.y
+        margins = self.margins
+        if margins is None:
+            top, bottom = 0, self.lines - 1
+        else:
+            top, bottom = margins
+        if y != bottom:
+            if y < self.lines - 1:
+                cursor.y = y + 1
+            return
+        # Scroll the region up one row; inlined, this is the hot path.
+        buffer = self.buffer
+        pop = buffer.pop
+        gone = pop(top, None)
+        if top == 0 and not self.alternate:
+            self.history.append(_kept(gone) if self.unbuilt else gone)
+            self.scrolled += 1
+        for row in range(top + 1, bottom + 1):
+            line = pop(row, None)
+            if line is not None:
+                buffer[row - 1] = line
+        attrs = cursor.attrs
+        if attrs.bg != "default" or attrs.fg != "default":
+            buffer[bottom] = self._blank_line(self._blank())  # type: ignore[arg-type]
+        self.dirty.update(range(top, bottom + 1))
+
+    def reverse_index(self) -> None:
+        """RI (``ESC M``): up one row, scrolling down at the top margin."""
+        cursor = self.cursor
+        self._end_wrap()
+        y = cursor.y
+        margins = self.margins
+        if y == (0 if margins is None else margins.top):
+            self._scroll_down(1)
+        elif y > 0:
+            cursor.y = y - 1
+
+    def linefeed(self) -> None:
+        self.index()
+        if mo.LNM in self.mode:
+            self.cursor.x = 0
+
+    def newlines(self, count: int) -> None:
+        """CR LF, ``count`` times: what ``carriage_return`` and ``linefeed``
+        would do, with the rows the cursor goes down without scrolling gone
+        down at once (prompt_toolkit moves down to its toolbar so)."""
+        cursor = self.cursor
+        cursor.x = 0
+        free = self.lines - 1 - cursor.y
+        if self.margins is None and free > 0:
+            free = min(count, free)
+            cursor.y += free
+            count -= free
+        for _ in range(count):
+            self.index()
+
+    def next_line(self) -> None:
+        """NEL (``ESC E``): pyte maps it to LF, which keeps the column."""
+        self.cursor.x = 0
+        self.index()
+
+    def _region(self) -> tuple[int, int]:
+        margins = self.margins
+        return (0, self.lines - 1) if margins is None else (margins.top, margins.bottom)
+
+    def _scroll_up(self, count: int, top: int | None = None) -> None:
+        """The scroll region (from row ``top`` if given: DL) moves up
+        ``count`` rows (hot: every LF at the bottom, every wrap there)."""
+        margins = self.margins
+        if margins is None:
+            region_top, bottom = 0, self.lines - 1
+        else:
+            region_top, bottom = margins
+        scrolls_off = top is None and region_top == 0 and not self.alternate  # not DL
+        if top is None:
+            top = region_top
+        buffer = self.buffer
+        if scrolls_off:
+            for y in range(min(count, bottom + 1)):
+                self.history.append(buffer.get(y))
+            self.scrolled += min(count, bottom + 1)
+        if count == 1:
+            pop = buffer.pop
+            pop(top, None)
+            for y in range(top + 1, bottom + 1):
+                line = pop(y, None)
+                if line is not None:
+                    buffer[y - 1] = line
+        else:
+            count = min(count, bottom - top + 1)
+            self._shift_up(top, bottom, count)
+        attrs = self.cursor.attrs
+        if attrs.bg != "default" or attrs.fg != "default":
+            blank = self._blank()
+            assert blank is not None
+            for y in range(bottom - count + 1, bottom + 1):
+                buffer[y] = self._blank_line(blank)
+        self.dirty.update(range(top, bottom + 1))
+
+    def _scroll_down(self, count: int, top: int | None = None) -> None:
+        """The scroll region (from row ``top`` if given: IL) moves down."""
+        region_top, bottom = self._region()
+        if top is None:
+            top = region_top
+        count = min(count, bottom - top + 1)
+        self._shift_down(top, bottom, count)
+        blank = self._blank()
+        if blank is not None:
+            for y in range(top, top + count):
+                self.buffer[y] = self._blank_line(blank)
+        self.dirty.update(range(top, bottom + 1))
+
+    def _shift_up(self, top: int, bottom: int, count: int) -> None:
+        buffer = self.buffer
+        for y in range(top, bottom + 1):
+            source = y + count
+            if source <= bottom and source in buffer:
+                buffer[y] = buffer.pop(source)
+            else:
+                buffer.pop(y, None)
+
+    def _shift_down(self, top: int, bottom: int, count: int) -> None:
+        buffer = self.buffer
+        for y in range(bottom, top - 1, -1):
+            source = y - count
+            if source >= top and source in buffer:
+                buffer[y] = buffer.pop(source)
+            else:
+                buffer.pop(y, None)
+
+    def insert_lines(self, count: int | None = None) -> None:
+        """IL (``CSI n L``): inside the scroll region only. The cursor keeps its
+        column and a pending wrap, as in tmux and vt100-rust (pyte, and xterm
+        since 2017, move it to the first column)."""
+        top, bottom = self._region()
+        y0 = self.cursor.y
+        if top <= y0 <= bottom:
+            self._scroll_down(count or 1, top=y0)
+
+    def delete_lines(self, count: int | None = None) -> None:
+        """DL (``CSI n M``): as IL, the other way."""
+        top, bottom = self._region()
+        y0 = self.cursor.y
+        if top <= y0 <= bottom:
+            self._scroll_up(count or 1, top=y0)
+
+    def scroll_up(self, count: int | None = None) -> None:
+        """SU (``CSI n S``): the scroll region moves up, the cursor stays."""
+        self._scroll_up(count or 1)
+
+    def scroll_down(self, count: int | None = None) -> None:
+        """SD (``CSI n T``): the scroll region moves down, the cursor stays."""
+        self._scroll_down(count or 1)

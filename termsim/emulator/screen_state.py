@@ -1,0 +1,110 @@
+"""The state of a ``TermScreen`` beneath its concerns.
+
+Why a module of its own: the concerns (``screen_erase``, ``screen_scroll``,
+``screen_draw``...) are mixin classes, and each one reads the same state:
+the buffers, the history, the caches, the saved cursors. ``ScreenState``
+creates all of it in one ``__init__``, so that each concern can be read (and
+type-checked) knowing every attribute it may touch, and holds the two rules
+several concerns share: what a new row and a blank cell are, and how a
+pending wrap ends.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from typing import NamedTuple
+
+import pyte
+from pyte import modes as mo
+from pyte.screens import Char, StaticDefaultDict
+
+from .screen_cells import (
+    _BLANK,
+    _REVERSE_BLANK,
+    HISTORY_ROWS,
+    HistoryRow,
+    TextRow,
+    _Glyphs,
+)
+from .screen_segments import KeptSegments
+
+
+class ScreenState(pyte.Screen):
+    """pyte's ``Screen`` with the state termsim adds; the concerns build on it."""
+
+    def __init__(self, columns: int, lines: int) -> None:
+        self._glyphs: dict[Char, _Glyphs] = {}
+        self._blank_text = ""  # a new row's text, shared by all of them
+        # The attributes of the last single character drawn without a table.
+        self._single: Char | None = None
+        #: Long segments drawn before (``draw``'s kept segments fast path).
+        self._segments = KeptSegments()
+        self._blanks: dict[tuple[str, str], Char] = {}
+        self.alternate = False
+        self.cursor_shape = 0
+        self.application_keypad = False
+        self.last_char = ""
+        self.title_stack: list[str] = []
+        #: What pixel-size reports (``CSI 14 t``, ``CSI 16 t``) say a cell is:
+        #: (width, height).
+        self.cell_size = (10, 20)
+        #: The ``TERM`` the program was given: XTGETTCAP's ``TN``.
+        self.term_name = "xterm-256color"
+        #: BS and CUB from a pending wrap count from the column past the
+        #: last (tmux, kitty), not from the last (xterm): ``Emulation``.
+        self.backspace_past_edge = False
+        #: Rewrap soft-wrapped lines when the width changes: ``Emulation``.
+        self.reflow = False
+        #: Draw grapheme clusters in one cell (mode 2027): ``Emulation``.
+        self.graphemes = False
+        #: Erase only unprotected cells: DECSED/DECSEL in progress.
+        self.selective = False
+        #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
+        self._saved: list[_Saved | None] = [None, None]
+        #: Rows that scrolled off the top of the primary screen, newest last
+        #: (``None``: a blank row), for transcripts. Kept as pyte rows (their
+        #: text is built only when asked) and capped at ``HISTORY_ROWS``.
+        self.history: deque[HistoryRow] = deque(maxlen=HISTORY_ROWS)
+        #: How many rows ever scrolled off (more than ``history`` keeps).
+        self.scrolled = 0
+        #: Whether some rows on screen have no cells yet (``feed_lines``).
+        self.unbuilt = False
+        super().__init__(columns, lines)
+        # pyte's factory builds each new row through typing's generic alias
+        # (``StaticDefaultDict[int, Char](...)``), slow on every scroll.
+        self.buffer = defaultdict(self._new_line)
+        self._other_buffer: defaultdict[int, StaticDefaultDict[int, Char]] = defaultdict(
+            self._new_line)
+
+    @property
+    def default_char(self) -> Char:
+        """A blank cell; reverse video under DECSCNM. pyte builds a new one
+        at every call (each new row, each erase); these are shared."""
+        return _REVERSE_BLANK if mo.DECSCNM in self.mode else _BLANK
+
+    def _new_line(self) -> StaticDefaultDict[int, Char]:
+        blank = self._blank_text
+        if len(blank) != self.columns:
+            blank = self._blank_text = " " * self.columns
+        return TextRow(self.default_char, blank)
+
+    def _end_wrap(self) -> int:
+        """End a pending wrap (xterm's ``ResetWrap``); return the column."""
+        cursor = self.cursor
+        if cursor.x >= self.columns:
+            cursor.x = self.columns - 1
+        return cursor.x
+
+
+class _Saved(NamedTuple):
+    """What DECSC saves."""
+
+    x: int
+    y: int
+    attrs: Char
+    g0: str
+    g1: str
+    charset: int
+    origin: bool
+    g2: str
+    g3: str
