@@ -432,3 +432,29 @@ async def test_a_failed_wait_names_its_near_misses() -> None:
     message = str(again.value)
     assert "it is on the screen 1 time outside the bottom row" in message
     assert "text 'flash' in the screen: shown at +0.300 s for 0.020 s" in message
+
+
+async def test_frame_edges_come_from_the_grammar_combined_modes_included() -> None:
+    # A full-screen program ends its synchronized update and hides the
+    # cursor in one sequence (ESC[?2026;25l): the update "working" ends there,
+    # so it is a settled screen the wait sees, though the next update
+    # replaces it in the same read. The regex the engine once had knew only
+    # ESC[?2026l alone.
+    frames = (b"\x1b[?2026h\x1b[1;1Hworking\x1b[?2026;25l"
+              b"\x1b[?2026h\x1b[1;1Hdone   \x1b[?2026l")
+    script = Script([Output(0.1, frames)])
+    seen = await script.engine.wait_for(Text("working"), timeout=5)
+    assert "working" in seen.text and "done" in script.terminal.screen.text
+
+
+async def test_a_frame_edge_cut_across_two_reads_still_closes_the_frame() -> None:
+    # The second read ends inside ESC[?2026l and the third finishes it, then
+    # draws the next frame at once: the update "working" ended in between
+    # (the cursor stays hidden, so only that edge says the screen settled).
+    script = Script([
+        Output(0.1, b"\x1b[?25l\x1b[?2026h\x1b[1;1Hwork"),
+        Output(0.15, b"ing\x1b[?20"),
+        Output(0.18, b"26l\x1b[?2026h\x1b[1;1Hdone   "),
+    ])
+    seen = await script.engine.wait_for(Text("working"), timeout=5)
+    assert "working" in seen.text and script.clock == 0.18

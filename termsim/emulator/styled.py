@@ -20,18 +20,19 @@ The SGR codes of a kept row that pyte drops (dim...) were counted in
 ``Terminal.unknown`` when it was kept, as the parser counts them
 (``Terminal._feed_lines``), so making the cells later (``Sgr.after``) counts
 nothing and depends on nothing but the row. This module imports nothing
-of the emulator: a snapshot builds rows with it too.
+of the emulator but the tokenizer's SGR pattern (which imports nothing):
+a snapshot builds rows with it too.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from pyte.screens import Char
 
-#: An SGR sequence and its parameters, as ``Terminal._feed_lines`` accepts them.
-SGR = re.compile(r"\x1b\[([0-9;]*)m")
+#: An SGR sequence and its parameters, as ``Terminal._feed_lines`` accepts
+#: them: the tokenizer's pattern, re-exported here.
+from .tokenizer import SGR as SGR
 
 #: What an SGR sequence does to a pen: (pen, parameters) -> pen.
 Step = Callable[[Char, str], Char]

@@ -26,6 +26,12 @@ Rules, as in xterm's parser (see ``ctlseqs``):
 * Undecodable bytes arrive as lone surrogates (``surrogateescape``) so that
   byte offsets stay exact; they are drawn as U+FFFD.
 
+This is the only code that knows where an escape sequence begins and ends.
+Whatever else needs to know (the engine's frame edges, ``termsim play``'s
+queries, shake's words) asks ``grammar.py``, which runs this parser with a
+handler that records the tokens; the patterns of the lines fast path
+(``SGR``, ``COLOUR_LINES``, ``COLOUR_TEXT``, ``CUT_SGR``) are here too.
+
 Hot path, guarded by ``benchmarks/bench_feed.py``.
 """
 
@@ -64,10 +70,48 @@ MAX_RUNS = 4096
 Part = tuple[Callable[[], None] | None, int, int]
 _CSI = re.compile(r"\x1b\[([0-?]*+)([ -/]*+)([@-~])")
 _CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")
+#: The same, over the bytes of a 7-bit stream (UTF-8 leaves ESC and ASCII
+#: as they are): where a frame edge is looked for in a read not yet decoded.
+CSI_BYTES = re.compile(_CSI.pattern.encode("ascii"))
+#: Only those with a private ``?`` marker (the mode switches).
+CSI_PRIVATE_BYTES = re.compile(_CSI.pattern.replace(r"\x1b\[", r"\x1b\[(?=\?)", 1).encode("ascii"))
+#: A CSI sequence cut short at the end of such a read.
+CSI_PREFIX_BYTES = re.compile(_CSI_PREFIX.pattern.encode("ascii"))
 _CSI8 = re.compile(r"\x9b([0-?]*)([ -/]*)([@-~])")
 _CSI8_PREFIX = re.compile(r"\x9b[0-?]*[ -/]*")
 _OSC_END = re.compile(r"[\x07\x18\x1a\x1b\x9c]")
 _STR_END = re.compile(r"[\x18\x1a\x1b\x9c]")
+
+
+def csi_fields(sequence: str) -> tuple[str, str, str, str]:
+    """A whole 7-bit CSI sequence (``"\x1b[?25;2026l"``) as the parser splits
+    it: private marker (``"<=>?"`` or ``""``), parameters, intermediates,
+    final byte. ``ValueError`` if it is not one."""
+    m = _CSI.fullmatch(sequence)
+    if m is None:
+        raise ValueError(f"not a whole CSI sequence: {sequence!r}")
+    params, inter, final = m.groups()
+    private = ""
+    if params and params[0] in "<=>?":
+        private, params = params[0], params[1:]
+    return private, params, inter, final
+
+
+# -- whole-read patterns of the lines fast path ------------------------------
+# ``Terminal._colour_lines`` and ``styled.py`` take a read of lines in one
+# match; these are the only sequences they accept (SGR), kept here with the
+# rest of the grammar.
+
+#: An SGR sequence and its parameters, as the lines fast path accepts them.
+SGR = re.compile(r"\x1b\[([0-9;]*)m")
+#: Printable ASCII lines ended by CR LF with their SGR sequences taken out
+#: (``SGR.sub``); a read may cut a CR LF, and an SGR sequence, left at its end.
+COLOUR_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?(?:\x1b(?:\[[0-9;]*)?)?")
+#: Where a read stops being text, CR, LF and SGR sequences (possessive: no
+#: backtracking).
+COLOUR_TEXT = re.compile(r"(?:[ -~\r\n]++|\x1b\[[0-9;]*+m)*+")
+#: An SGR sequence a read may cut at its end.
+CUT_SGR = re.compile(r"\x1b(?:\[[0-9;]*)?")
 
 _STRING_INTRODUCERS = {"]": "OSC", "P": "DCS", "X": "SOS", "^": "PM", "_": "APC"}
 _C1_STRINGS = {"\x9d": "OSC", "\x90": "DCS", "\x98": "SOS", "\x9e": "PM", "\x9f": "APC"}
@@ -391,12 +435,8 @@ class Parser:
         h = self.handler
         if piece[0] != "\x1b":  # CR, LF: always in ``controls``
             return h.controls[piece] if len(piece) == 1 else h.newlines(piece.count("\n"))
-        params, inter, final = _CSI.match(piece).groups()  # type: ignore[union-attr]
-        private = ""
-        if params and params[0] in "<=>?":
-            private, params = params[0], params[1:]
         try:
-            return h.prepare(private, params, inter, final)
+            return h.prepare(*csi_fields(piece))
         except Exception:
             return None  # ``csi()`` meets the failure where the part stands
 

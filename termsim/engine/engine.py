@@ -50,11 +50,11 @@ errors (``waits``) and the film strip (``film``) live apart.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import anyio
 
+from ..emulator.grammar import FrameEdges
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import Query, Terminal
 from ..errors import Scrub, SessionClosed, _same
@@ -87,9 +87,6 @@ SETTLE = 0.1
 HIDDEN_FRAME = 0.25
 
 
-_FRAME_EDGE = re.compile(rb"\x1b\[\?(?:25[lh]|2026[hl])")
-
-
 class Engine:
     """Pending waits over one :class:`~termsim.Terminal` and one :class:`Source`."""
 
@@ -116,6 +113,9 @@ class Engine:
         self.inputs = Inputs()
         self._hidden_since: float | None = None
         self._evaluated: tuple[int, bool | None] = (-1, None)
+        #: Where the output's frames open and close, from the tokenizer's
+        #: grammar (the only code that knows where a sequence ends).
+        self._edges = FrameEdges()
         #: The generation of the last screen that counted as settled.
         self._settled = -1
         #: How many waits have ended so far (a replay yields after each).
@@ -173,18 +173,20 @@ class Engine:
         screen is evaluated, even one that the same read erases.
         """
         self.last_output = event.t
+        chunk = event.data
         if not self._waits:
+            # The grammar follows every chunk, so a sequence cut across two
+            # reads is known whichever of them had a wait pending.
+            self._edges.follow(chunk)
             replies = apply_to_terminal(self.terminal, event)
             self._track_cursor(event.t)
             return replies
-        chunk = event.data
         out = []
         start = 0
-        for edge in _FRAME_EDGE.finditer(chunk):
-            # ESC[?25l and ESC[?2026h open a frame (cut before them), ESC[?25h
-            # and ESC[?2026l close one (cut after them).
-            opens = chunk[edge.end() - 2:edge.end()] in (b"5l", b"6h")
-            cut = edge.start() if opens else edge.end()
+        for cut, opens in self._edges.feed(chunk):
+            # A sequence that hides the cursor or begins a synchronized
+            # update opens a frame (cut before it); one that shows it or ends
+            # the update closes one (cut after it); combined modes included.
             if cut > start:
                 out.append(self._feed_piece(event.t, chunk[start:cut], closed=not opens))
                 start = cut

@@ -41,6 +41,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from ..emulator.grammar import PLAIN, Span, sequences
 from ..emulator.queries import printable
 from ..events import (
     Event,
@@ -276,14 +277,27 @@ def parse(spec: str) -> Perturbation:
 # -- words ------------------------------------------------------------------------------
 
 
-_ESCAPES = re.compile(rb"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])")
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
+def _spans(stream: bytes, start: int, end: int) -> list[Span]:
+    """The tokens of ``stream[start:end]`` as the terminal reads them
+    (``grammar.sequences``), offsets in ``stream``."""
+    return [span._replace(start=span.start + start, end=span.end + start)
+            for span in sequences(stream[start:end])]
+
+
+def _inside(spans: list[Span], at: int) -> Span | None:
+    """The escape sequence or string ``at`` falls strictly inside."""
+    for span in spans:
+        if span.start < at < span.end and span.kind not in PLAIN:
+            return span
+    return None
 
 
 def visible(data: bytes, limit: int = 24, *, tail: bool = False) -> str:
-    """The printable text of some output (escape sequences and controls dropped)."""
-    text = _CONTROLS.sub(" ", _ESCAPES.sub(b"", data).decode("utf-8", "replace"))
-    text = " ".join(text.split())
+    """The printable text of some output (escape sequences and strings
+    dropped, controls as spaces)."""
+    kept = [data[span.start:span.end] if span.kind == "text" else b" "
+            for span in sequences(data) if span.kind in PLAIN]
+    text = " ".join(b"".join(kept).decode("utf-8", "replace").split())
     if len(text) > limit:
         text = ("…" + text[-limit:]) if tail else (text[:limit] + "…")
     return text
@@ -293,10 +307,9 @@ def text_before(stream: bytes, at: int, size: int = 200) -> str:
     """The visible text of the ``size`` bytes before ``at``, never starting in
     the middle of an escape sequence."""
     start = max(0, at - size)
-    for m in _ESCAPES.finditer(stream, max(0, start - 64), at):
-        if m.start() < start < m.end():
-            start = m.end()
-            break
+    span = _inside(_spans(stream, max(0, start - 64), at), start)
+    if span is not None:
+        start = span.end
     return visible(stream[start:at], tail=True)
 
 
@@ -307,11 +320,10 @@ def _around(stream: bytes, at: int) -> str:
     start = max(0, at - window)
     inside = ""
     cut_before, cut_after = at, at
-    for m in _ESCAPES.finditer(stream, start, min(len(stream), at + window)):
-        if m.start() < at < m.end():
-            inside = f", inside {printable(m.group().decode('latin-1'))}"
-            cut_before, cut_after = m.start(), m.end()
-            break
+    span = _inside(_spans(stream, start, min(len(stream), at + window)), at)
+    if span is not None:
+        inside = f", inside {printable(stream[span.start:span.end].decode('latin-1'))}"
+        cut_before, cut_after = span.start, span.end
     if not inside and at < len(stream) and 0x80 <= stream[at] < 0xC0:
         inside = ", inside a UTF-8 character"
         while cut_before > 0 and 0x80 <= stream[cut_before] < 0xC0:

@@ -13,57 +13,38 @@ Writing the recorded bytes as they are would
 
 So the queries are cut out (where they are comes from the same
 :class:`~termsim.Terminal` that answers them in a session; how long each
-is, from the ECMA-48 syntax), the title is pushed and popped, what the
-recording changed is undone at the end, and a smaller terminal is reported
-before playing.
+is, from the tokenizer that reads them, ``termsim.emulator.grammar``),
+the title is pushed and popped, what the recording changed is undone at
+the end, and a smaller terminal is reported before playing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..emulator.grammar import sequence_at
 from ..emulator.terminal import Terminal
 from ..events import Output, Resize
 from ..recording.format import Recording
 
-ESC = 0x1B
-
 
 def sequence_end(data: bytes, start: int) -> int:
-    """Where the escape sequence starting at ``data[start]`` ends (exclusive);
-    the end of ``data`` for one cut short."""
-    n = len(data)
-    first = data[start]
-    if first == ESC:
-        if start + 1 >= n:
-            return n
-        kind, i = data[start + 1], start + 2
-    else:  # an 8-bit introducer (C1): CSI 0x9b, DCS 0x90, OSC 0x9d...
-        kind, i = first - 0x40, start + 1
-    if kind == ord("["):  # CSI: parameters and intermediates, then a final byte
-        while i < n and not 0x40 <= data[i] <= 0x7E:
-            i += 1
-        return min(i + 1, n)
-    if kind in b"]P_^X":  # OSC, DCS, APC, PM, SOS: up to BEL or ST
-        while i < n:
-            if (data[i] == 0x07 and kind == ord("]")) or data[i] == 0x9C:
-                return i + 1
-            if data[i] == ESC and i + 1 < n and data[i + 1] == ord("\\"):
-                return i + 2
-            i += 1
-        return n
-    # ESC, intermediates (0x20-0x2f), a final byte.
-    i -= 1
-    while i < n and 0x20 <= data[i] <= 0x2F:
-        i += 1
-    return min(i + 1, n)
+    """Where the escape sequence or string the terminal reads at
+    ``data[start]`` ends (exclusive); the end of ``data`` for one cut short;
+    ``start`` if none begins there (a lone byte 0x9b is not a CSI: the
+    terminal reads UTF-8, where C1 CSI is ``C2 9B``)."""
+    span = sequence_at(data, start)
+    return start if span is None else span.end
 
 
 def query_spans(recording: Recording) -> list[tuple[int, int]]:
-    """Byte spans, in the whole output stream, of the queries the program sent."""
+    """Byte spans, in the whole output stream, of the queries the program
+    sent: which sequences are queries, and where each begins, the terminal
+    says as it is fed the recording; where each ends, the tokenizer's
+    grammar (``sequence_at``)."""
     terminal = Terminal(recording.cols, recording.rows)
     stream = bytearray()
-    spans: list[tuple[int, int]] = []
+    starts: list[int] = []
     seen = 0
     for event in recording.events:
         if isinstance(event, Resize):
@@ -75,9 +56,9 @@ def query_spans(recording: Recording) -> list[tuple[int, int]]:
             seen = terminal.query_count
             for query in terminal.queries[len(terminal.queries) - new:] if new else ():
                 if query.offset >= 0:
-                    spans.append((query.offset, query.offset))
+                    starts.append(query.offset)
     data = bytes(stream)
-    return [(start, sequence_end(data, start)) for start, _ in spans if start < len(data)]
+    return [(start, sequence_end(data, start)) for start in starts if start < len(data)]
 
 
 def without_queries(
