@@ -48,6 +48,7 @@ from pyte import modes as mo
 from pyte.screens import Char
 
 from .screen import Protected, TermScreen
+from .sgr import EXTRA
 
 
 class Request(NamedTuple):
@@ -197,15 +198,29 @@ def _sgr_colour(colour: str, base: int) -> str | None:
     return f"{base + 8};2;{rgb}"
 
 
+#: The underline styles as DECRQSS reports them: 4 and 21 as xterm does,
+#: the others as kitty does (``4:3``).
+_UNDERLINE_SGR = {"": "4", "double": "21", "curly": "4:3", "dotted": "4:4", "dashed": "4:5"}
+
+
 def sgr_of(attrs: Char) -> str:
     """The SGR parameters that set the pen ``attrs`` from a reset: what
-    DECRQSS reports for ``m``."""
+    DECRQSS reports for ``m``. Every attribute the pen holds is reported,
+    so that a program that saves the pen this way and sets it back loses
+    nothing (dim, invisible and the underline's style and colour too)."""
+    extra: tuple[bool, bool, str, str] = (
+        attrs[EXTRA:EXTRA + 4] if len(attrs) > EXTRA  # type: ignore[assignment]
+        else (False, False, "", "default"))
+    dim, invisible, underline, underline_colour = extra
     codes = ["0"]
-    for flag, code in (("bold", "1"), ("italics", "3"), ("underscore", "4"), ("blink", "5"),
-                       ("reverse", "7"), ("strikethrough", "9")):
-        if getattr(attrs, flag):
+    for on, code in ((attrs.bold, "1"), (dim, "2"), (attrs.italics, "3"),
+                     (attrs.underscore, _UNDERLINE_SGR.get(underline, "4")),
+                     (attrs.blink, "5"), (attrs.reverse, "7"), (invisible, "8"),
+                     (attrs.strikethrough, "9")):
+        if on:
             codes.append(code)
-    codes += [c for c in (_sgr_colour(attrs.fg, 30), _sgr_colour(attrs.bg, 40)) if c]
+    codes += [c for c in (_sgr_colour(attrs.fg, 30), _sgr_colour(attrs.bg, 40),
+                          _sgr_colour(underline_colour, 50)) if c]
     return ";".join(codes)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from pyte.screens import Char, StaticDefaultDict
 from wcwidth import wcwidth
@@ -76,6 +76,51 @@ class Protected(Char):
 
     def __hash__(self) -> int:
         return hash((Protected, tuple(self)))
+
+
+class _StyledFields(NamedTuple):
+    data: str
+    fg: str = "default"
+    bg: str = "default"
+    bold: bool = False
+    italics: bool = False
+    underscore: bool = False
+    strikethrough: bool = False
+    reverse: bool = False
+    blink: bool = False
+    dim: bool = False
+    invisible: bool = False
+    #: "" for none or a single underline (``underscore`` says which), else
+    #: "double", "curly", "dotted" or "dashed" (``underscore`` is then set).
+    underline_style: str = ""
+    #: As ``fg``; "default" draws the underline in the text's colour.
+    underline_colour: str = "default"
+
+
+class StyledChar(_StyledFields, Char):  # type: ignore[misc]
+    """A pen (and the cells drawn with it) with an attribute pyte's ``Char``
+    has no field for. A subclass, so that everything typed for ``Char``
+    takes it and the screen copies it whole (``pen[1:]``,
+    ``tuple.__new__(type(pen), ...)``); used only while such an attribute is
+    on (:func:`_rebuilt`), so a plain ``Char`` never equals a ``StyledChar``
+    and caches keyed by attributes keep them apart."""
+
+    __slots__ = ()
+
+
+class ProtectedStyledChar(StyledChar, Protected):  # type: ignore[misc]
+    """:class:`StyledChar` drawn after DECSCA 1 (see ``Protected``)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is ProtectedStyledChar and tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash((ProtectedStyledChar, tuple(self)))
 
 
 class TextRow(StaticDefaultDict[int, Char]):

@@ -18,6 +18,8 @@ from pyte.screens import Char, StaticDefaultDict
 from .screen_cells import (
     _MAX_GLYPH_CACHES,
     Protected,
+    ProtectedStyledChar,
+    StyledChar,
     TextRow,
     _forget,
     _is_stub,
@@ -59,7 +61,7 @@ class EraseOps(ScreenState):
         if self.selective:
             if line is not None:
                 for x in [x for x, cell in line.items()
-                          if start <= x < stop and type(cell) is not Protected]:
+                          if start <= x < stop and not isinstance(cell, Protected)]:
                     if blank is None:
                         del line[x]
                     else:
@@ -145,7 +147,10 @@ class EraseOps(ScreenState):
         """DECSCA (``CSI Ps " q``): 1 protects what is drawn next from
         selective erase; 0 and 2 do not."""
         attrs = self.cursor.attrs
-        kind = Protected if mode == 1 else Char
+        if len(attrs) > len(Char._fields):  # a pen with attributes Char lacks
+            kind: type[Char] = ProtectedStyledChar if mode == 1 else StyledChar
+        else:
+            kind = Protected if mode == 1 else Char
         if type(attrs) is not kind:
             self.cursor.attrs = tuple.__new__(kind, attrs)
 

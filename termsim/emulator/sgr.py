@@ -20,11 +20,18 @@ time; here the same result costs, from the commonest case to the rarest:
    sub-parameters included) and the port of pyte's rules
    (:func:`_sgr_changes`).
 
-The result is exactly pyte's. The codes pyte drops (dim, conceal,
-overline...) are counted in ``Terminal.unknown`` on every use, so a
-sequence holding one is never memoised; nor is a 24-bit colour, which seldom
-comes twice. Both memos are bounded. The shortcuts are the hot path of
-``benchmarks/bench_feed.py``'s colour stream: keep them as they are.
+The result is pyte's for the attributes pyte's ``Char`` holds, and xterm's
+for those it does not (dim, invisible, the double underline of SGR 21) and
+for what kitty, VTE and libvterm add (underline styles ``4:x``, underline
+colour ``58``/``59``): those live in a wider pen, :class:`StyledChar`, used
+only while one of them is on, so the plain ``Char`` stays the common case
+and the screen copies a wider pen into cells as it copies any other (the
+fields after pyte's are read by position: ``EXTRA``). The codes termsim
+drops (overline, fonts...) are counted in ``Terminal.unknown`` on every
+use, so a sequence holding one is never memoised; nor is a 24-bit colour,
+which seldom comes twice. Both memos are bounded. The shortcuts are the
+hot path of ``benchmarks/bench_feed.py``'s colour stream: keep them as
+they are.
 
 This module also reads CSI parameters as numbers (:func:`ints`), which SGR
 needs first and the dispatcher shares.
@@ -40,7 +47,8 @@ from pyte import graphics as g
 from pyte import modes as mo
 from pyte.screens import Char
 
-from .screen import _BLANK, TermScreen
+from .screen import _BLANK, Protected, TermScreen
+from .screen_cells import ProtectedStyledChar, StyledChar
 
 MAX_PARAM = 65535
 #: Entries in each of the two memos.
@@ -50,6 +58,19 @@ _MAX_MEMO = 4096
 _PLAIN_PARAMS = re.compile(r"[0-9]{1,4}(?:;[0-9]{1,4})*")
 #: One 24-bit colour and nothing else (``Sgr.apply_true_colour``).
 _ONE_TRUE_COLOUR = re.compile(r"([34])8;2;([0-9]{1,4});([0-9]{1,4});([0-9]{1,4})")
+
+
+#: Where the attributes pyte's ``Char`` lacks start in a cell, whatever its
+#: class: readers index from here (``cell[EXTRA:]``) rather than by name, so
+#: that a cell rebuilt as another ``Char`` class of the same length still
+#: gives them up.
+EXTRA = len(Char._fields)
+#: Every field of a pen, and the values of the extra ones when all are off.
+_FIELDS = StyledChar._fields
+_EXTRA_OFF = StyledChar(" ")[EXTRA:]
+#: ``_sgr_params`` turns ``4:3``..``4:5`` into these codes, which no CSI
+#: parameter can be (21 stands for ``4:2``, as in xterm).
+_CURLY, _DOTTED, _DASHED = -3, -4, -5
 
 
 def ints(params: str) -> list[int]:
@@ -79,47 +100,84 @@ def _sgr_params(params: str) -> tuple[int, ...]:
             continue
         sub = [min(int(s), MAX_PARAM) if s.isdigit() else 0 for s in p.split(":")]
         head = sub[0]
-        if head in (38, 48) and len(sub) > 1:
+        if head in (38, 48, 58) and len(sub) > 1:
+            # (58:2::r:g:b is the underline colour: its numbers are no SGR codes.)
             if sub[1] == 5 and len(sub) >= 3:
                 out += [head, 5, sub[2]]
             elif sub[1] == 2:
                 rgb = sub[-3:] if len(sub) >= 5 else [*sub[2:], 0, 0, 0][:3]
                 out += [head, 2, *rgb]
-        elif head == 58:
-            pass  # underline colour (58:2::r:g:b): not kept, and its numbers are no SGR
         elif head == 4:
-            out.append(24 if len(sub) > 1 and sub[1] == 0 else 4)
-        else:
+            out.append(_UNDERLINE_CODES.get(sub[1], 4) if len(sub) > 1 else 4)
+        elif head != 58:
             out.append(head)
     return tuple(out)
 
 
+#: ``4:x`` as a code ``_sgr_changes`` reads: x = 0 is 24, 1 is 4, 2 is 21
+#: (xterm's double underline); other styles have codes of their own, and
+#: an unknown style is a single underline.
+_UNDERLINE_CODES = {0: 24, 1: 4, 2: 21, 3: _CURLY, 4: _DOTTED, 5: _DASHED}
+
+
 #: What one SGR code sets, as pyte's ``select_graphic_rendition`` does it:
-#: code -> (field of ``Char``, value). 0, 38 and 48 are apart; pyte drops
-#: every other code (dim, conceal, overline...), and termsim counts them.
+#: code -> (field of ``Char``, value). 0, 38 and 48 are apart, as are the
+#: codes of ``_SGR_EXTRA``; termsim counts every other code (overline...).
 _SGR_FIELDS: dict[int, tuple[str, object]] = {
     **{code: ("fg", colour) for code, colour in g.FG_ANSI.items()},
     **{code: ("bg", colour) for code, colour in g.BG_ANSI.items()},
     **{code: ("fg", colour) for code, colour in g.FG_AIXTERM.items()},
     **{code: ("bg", colour) for code, colour in g.BG_AIXTERM.items()},
     **{code: (name[1:], name[0] == "+") for code, name in g.TEXT.items()},
+    6: ("blink", True),  # rapid blink: blink, in xterm (charproc.c, SGR 6)
 }
+#: What the codes pyte drops set, as xterm (charproc.c, SGR): 1 and 2 are
+#: two flags, 22 ends both, 24 ends every underline. The underline is one
+#: style, as in kitty, VTE and libvterm, which also read ``4:x`` (xterm
+#: ignores it) and 58/59, the underline colour that 24 keeps: so 4 after 21
+#: is a single underline, where xterm keeps both flags and draws double.
+_SGR_EXTRA: dict[int, dict[str, object]] = {
+    2: {"dim": True},
+    22: {"bold": False, "dim": False},
+    8: {"invisible": True},
+    28: {"invisible": False},
+    4: {"underscore": True, "underline_style": ""},
+    21: {"underscore": True, "underline_style": "double"},
+    _CURLY: {"underscore": True, "underline_style": "curly"},
+    _DOTTED: {"underscore": True, "underline_style": "dotted"},
+    _DASHED: {"underscore": True, "underline_style": "dashed"},
+    24: {"underscore": False, "underline_style": ""},
+    59: {"underline_colour": "default"},
+}
+for _code in _SGR_EXTRA:
+    _SGR_FIELDS.pop(_code, None)  # pyte's 4, 22 and 24 set less than xterm's
+#: The field each colour introducer sets.
+_COLOUR_FIELDS = {38: "fg", 48: "bg", 58: "underline_colour"}
 
 
-#: What SGR 0 sets: pyte's ``Screen.default_char``, without and with DECSCNM.
+#: What SGR 0 sets: pyte's ``Screen.default_char``, without and with
+#: DECSCNM, and every extra attribute off.
 _SGR_RESET = {
-    reverse: dict(Char(" ", "default", "default", reverse=reverse)._asdict())
+    reverse: {**dict(Char(" ", "default", "default", reverse=reverse)._asdict()),
+              **dict(zip(_FIELDS[EXTRA:], _EXTRA_OFF, strict=True))}
     for reverse in (False, True)
 }
+
+
+class _TurnsOn(dict[str, object]):
+    """Changes that turn an extra attribute on: the pen they make is a
+    :class:`StyledChar`, so :func:`_replaced` takes the slow way."""
 
 
 def _sgr_changes(
     values: tuple[int, ...], reverse: bool,
 ) -> tuple[dict[str, object], tuple[int, ...]]:
-    """The fields of ``Char`` that SGR ``values`` set, and their values:
-    exactly what pyte's ``select_graphic_rendition`` does (``reverse``: is
-    DECSCNM set), as a dict that can be memoised and applied to any
-    attributes; and the codes pyte drops (dim, conceal, overline...)."""
+    """The fields of :class:`StyledChar` that SGR ``values`` set, and their
+    values: what pyte's ``select_graphic_rendition`` does (``reverse``: is
+    DECSCNM set) and, for the codes it drops, what xterm does
+    (``_SGR_EXTRA``), as a dict that can be memoised and applied to any
+    attributes (a ``_TurnsOn`` if it turns an extra attribute on); and the
+    codes termsim drops (overline...)."""
     if not values or values == (0,):
         return dict(_SGR_RESET[reverse]), ()
     changes: dict[str, object] = {}
@@ -135,10 +193,12 @@ def _sgr_changes(
             changes[field[0]] = field[1] != reverse if field[0] == "reverse" else field[1]
         elif code == 0:
             changes.update(_SGR_RESET[reverse])
-        elif code not in (38, 48):
+        elif code in _SGR_EXTRA:
+            changes.update(_SGR_EXTRA[code])
+        elif code not in _COLOUR_FIELDS:
             ignored.append(code)
         elif i < n:
-            key = "fg" if code == 38 else "bg"
+            key = _COLOUR_FIELDS[code]
             mode = values[i]
             i += 1
             if mode == 5 and i < n:
@@ -150,6 +210,9 @@ def _sgr_changes(
                 i += 3
             elif mode in (2, 5):
                 break  # pyte runs out of parameters and stops there
+    if any(changes.get(name, off) != off
+           for name, off in zip(_FIELDS[EXTRA:], _EXTRA_OFF, strict=True)):
+        return _TurnsOn(changes), tuple(ignored)
     return changes, tuple(ignored)
 
 
@@ -173,9 +236,30 @@ def _one_true_colour(pen: Char, params: str) -> Char | None:
 
 
 def _replaced(attrs: Char, changes: Mapping[str, object]) -> Char:
-    """``attrs._replace(**changes)`` in one pass of C code (every new colour)."""
-    # type(attrs): a protected pen (DECSCA) stays protected.
-    return tuple.__new__(type(attrs), map(changes.get, Char._fields, attrs))
+    """``attrs._replace(**changes)`` in one pass of C code (every new colour)
+    for a plain pen that stays plain; :func:`_rebuilt` for any other."""
+    if type(attrs) is Char and type(changes) is dict:
+        # The extra fields in ``changes`` (SGR 0, 22, 24...) turn attributes
+        # off that a plain pen does not have: nothing to do for them.
+        return tuple.__new__(Char, map(changes.get, _CHAR_FIELDS, attrs))
+    return _rebuilt(attrs, changes)
+
+
+_CHAR_FIELDS = Char._fields
+
+
+def _rebuilt(attrs: Char, changes: Mapping[str, object]) -> Char:
+    """``attrs`` with ``changes``, in the class its attributes call for: a
+    :class:`StyledChar` while an extra attribute is on, a plain ``Char``
+    otherwise, protected (DECSCA) if ``attrs`` is. ``attrs`` may be any
+    ``Char`` class of either length (``TermScreen.set_protection`` rebuilds
+    a pen as ``Protected`` or ``Char`` keeping its length)."""
+    old = tuple(attrs) if len(attrs) > EXTRA else (*attrs, *_EXTRA_OFF)
+    values = tuple(map(changes.get, _FIELDS, old))
+    protected = isinstance(attrs, Protected)
+    if values[EXTRA:] == _EXTRA_OFF:
+        return tuple.__new__(Protected if protected else Char, values[:EXTRA])
+    return tuple.__new__(ProtectedStyledChar if protected else StyledChar, values)
 
 
 class Sgr:
@@ -183,7 +267,7 @@ class Sgr:
     makes a :class:`SgrAction` of it for each SGR sequence.
 
     ``unknown`` is the terminal's count of what it did not understand: the
-    codes pyte drops go there.
+    codes termsim drops go there.
     """
 
     __slots__ = ("_memo", "_parsed", "_screen", "_unknown")
@@ -193,7 +277,7 @@ class Sgr:
         self._unknown = unknown
         # (attributes, parameters, DECSCNM) -> new attributes.
         self._memo: dict[tuple[Char, str, bool], Char] = {}
-        # (parameters, DECSCNM) -> (fields set, codes pyte drops).
+        # (parameters, DECSCNM) -> (fields set, codes termsim drops).
         self._parsed: dict[tuple[str, bool], tuple[dict[str, object], tuple[int, ...]]] = {}
 
     def apply(self, params: str) -> bool:
@@ -240,7 +324,7 @@ class Sgr:
 
     def _next(self, pen: Char, params: str, reverse: bool) -> tuple[Char, tuple[int, ...]]:
         """The pen after ``CSI params m`` (``reverse``: DECSCNM is set), and
-        the codes in it pyte drops. A result is memoised only when it holds
+        the codes in it termsim drops. A result is memoised only when it holds
         no such code (``apply`` counts them at every use, on a miss) and no
         24-bit colour (seldom met twice)."""
         key = (pen, params, reverse)
@@ -257,14 +341,14 @@ class Sgr:
         return attrs, ignored
 
     def ignored(self, params: str) -> tuple[int, ...]:
-        """The codes of ``CSI params m`` that pyte drops, which applying it
+        """The codes of ``CSI params m`` that termsim drops, which applying it
         counts in ``Terminal.unknown``."""
         if _ONE_TRUE_COLOUR.fullmatch(params):
             return ()
         return self._parse(params, False)[1]
 
     def _parse(self, params: str, reverse: bool) -> tuple[dict[str, object], tuple[int, ...]]:
-        """What SGR ``params`` set, and the codes among them pyte drops."""
+        """What SGR ``params`` set, and the codes among them termsim drops."""
         key = (params, reverse)
         parsed = self._parsed.get(key)
         if parsed is None:

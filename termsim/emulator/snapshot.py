@@ -35,6 +35,10 @@ from pyte.screens import Char
 
 from .styled import StyledText, styled_cells
 
+#: Where a cell's fields beyond pyte's ``Char`` start (``sgr.EXTRA``, which
+#: this module cannot import: ``sgr`` imports the screen).
+EXTRA = len(Char._fields)
+
 
 class _HasText(Protocol):
     """What :meth:`Snapshot.region` asks of a :class:`~termsim.Region` (which
@@ -45,8 +49,19 @@ class _HasText(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Style:
-    """How a cell is drawn. Colours are pyte's names (``"red"``,
-    ``"brightblue"``, ``"default"``) or ``"rrggbb"`` hex for 256/24-bit ones."""
+    """How a cell is drawn: every attribute xterm keeps for a cell, and the
+    underline styles and colour of kitty and VTE. Colours are pyte's names
+    (``"red"``, ``"brightblue"``, ``"default"``) or ``"rrggbb"`` hex for
+    256/24-bit ones.
+
+    ``underline`` is any underline; ``underline_style`` is ``""`` for a plain
+    single one (so that ``Style(underline=True)`` is what ``ESC[4m`` draws)
+    and ``"double"``, ``"curly"``, ``"dotted"`` or ``"dashed"`` otherwise.
+    ``underline_colour`` is ``"default"`` (the text's colour) for cells that
+    are not underlined, whatever SGR 58 said: it draws nothing there.
+    ``invisible`` is SGR 8 (conceal). The fields added after ``blink`` come
+    last, so that styles written positionally keep their meaning.
+    """
 
     fg: str = "default"
     bg: str = "default"
@@ -56,6 +71,10 @@ class Style:
     reverse: bool = False
     strikethrough: bool = False
     blink: bool = False
+    dim: bool = False
+    invisible: bool = False
+    underline_style: str = ""
+    underline_colour: str = "default"
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +135,17 @@ _DEFAULT_STYLE = Style()
 
 
 def _style_of(char: Char) -> Style:
+    if len(char) > EXTRA:
+        # A StyledChar, or a cell of that length in another Char class: its
+        # extra fields are read by position (``sgr.EXTRA``).
+        extra: tuple[bool, bool, str, str] = char[EXTRA:EXTRA + 4]  # type: ignore[assignment]
+        dim, invisible, underline_style, underline_colour = extra
+        if not char.underscore:
+            underline_style, underline_colour = "", "default"
+        return Style(
+            char.fg, char.bg, char.bold, char.italics, char.underscore, char.reverse,
+            char.strikethrough, char.blink, dim, invisible, underline_style, underline_colour,
+        )
     if (
         char.fg == "default" and char.bg == "default" and not char.bold and not char.italics
         and not char.underscore and not char.reverse and not char.strikethrough

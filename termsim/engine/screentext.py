@@ -18,7 +18,10 @@
   ``{id:text}`` (in the spirit of Neovim's ``screen:expect``) and the ids
   are explained at the end, numbered in the order they first appear, so
   the same screen always gives the same text. ``{``, ``}`` and ``\\`` in the
-  text are then escaped with a backslash.
+  text are then escaped with a backslash. A legend names the attributes in
+  one order: bold, dim, italic, underline (``underline=curly`` and the like
+  for a styled one), reverse, strikethrough, blink, invisible, then
+  ``fg=``, ``bg=`` and ``underline-colour=``.
 * Masked cells (a clock, a timing, a temp path) are written ``░``, on
   both sides of a comparison.
 
@@ -76,13 +79,18 @@ class ScreenText:
 
 
 def _style_words(style: Style) -> str:
-    words = [name for name in ("bold", "italic", "underline", "reverse", "strikethrough",
-                               "blink") if getattr(style, name)]
-    for name in ("fg", "bg"):
+    """A legend's description of ``style``. Attributes an older legend could
+    not hold (dim, invisible, underline styles and colour) only add words,
+    so the legends written before them still read the same."""
+    words = [name for name in ("bold", "dim", "italic", "underline", "reverse",
+                               "strikethrough", "blink", "invisible") if getattr(style, name)]
+    if style.underline and style.underline_style:
+        words[words.index("underline")] = f"underline={style.underline_style}"
+    for name, word in (("fg", "fg"), ("bg", "bg"), ("underline_colour", "underline-colour")):
         colour = getattr(style, name)
         if colour != "default":
             hexed = re.fullmatch(r"[0-9a-fA-F]{6}", colour)
-            words.append(f"{name}={'#' + colour.lower() if hexed else colour}")
+            words.append(f"{word}={'#' + colour.lower() if hexed else colour}")
     return ", ".join(words)
 
 

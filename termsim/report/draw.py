@@ -92,8 +92,16 @@ def escape(value: object) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Look:
-    """How a cell is drawn, resolved: colours as ``#rrggbb``, reverse video and
-    the cursor already applied, so a renderer only writes it out."""
+    """How a cell is drawn, resolved: colours as ``#rrggbb``, reverse video,
+    dim (``fg`` halfway to ``bg``), invisible (``fg`` is ``bg``) and the
+    cursor already applied, so a renderer only writes it out. The flags
+    ``dim`` and ``invisible`` stay for a renderer that wants to say more.
+
+    ``underline_style`` is a CSS ``text-decoration-style`` (``""`` for the
+    plain line), ``underline_colour`` ``#rrggbb`` or ``""`` for the text's
+    colour. Fields after ``cursor`` come last, so that looks written
+    positionally keep their meaning.
+    """
 
     fg: str
     bg: str
@@ -102,6 +110,38 @@ class Look:
     underline: bool = False
     strikethrough: bool = False
     cursor: bool = False
+    dim: bool = False
+    blink: bool = False
+    invisible: bool = False
+    underline_style: str = ""
+    underline_colour: str = ""
+
+
+#: Underline styles (``Style.underline_style``) as CSS ``text-decoration-style``.
+_CSS_UNDERLINE = {"double": "double", "curly": "wavy", "dotted": "dotted", "dashed": "dashed"}
+
+
+def blend(fg: str, bg: str) -> str:
+    """The colour halfway between two ``#rrggbb`` colours: dim text (SGR 2),
+    drawn as terminals that have no faint font draw it, so that it stays
+    text of its own colour in SVG and HTML alike."""
+    return "#" + "".join(f"{(int(fg[i:i + 2], 16) + int(bg[i:i + 2], 16)) // 2:02x}"
+                         for i in (1, 3, 5))
+
+
+def decoration(look: Look) -> tuple[str, list[str]]:
+    """The text decoration of ``look`` as CSS: the lines (``"underline
+    line-through"``, ``""`` for none), and the declarations that style them
+    (``text-decoration-style:wavy``...), apart so that a renderer that only
+    knows the lines (SVG 1.1 viewers) still draws them."""
+    lines = " ".join(n for n, on in (("underline", look.underline),
+                                     ("line-through", look.strikethrough)) if on)
+    rules = []
+    if look.underline and look.underline_style:
+        rules.append(f"text-decoration-style:{look.underline_style}")
+    if look.underline and look.underline_colour:
+        rules.append(f"text-decoration-color:{look.underline_colour}")
+    return lines, rules
 
 
 DEFAULT_LOOK = Look(DEFAULT_FG, DEFAULT_BG)
@@ -121,11 +161,22 @@ def look(style: Style, cursor: bool = False) -> Look:
         fg, bg = colour(style.fg, DEFAULT_FG), colour(style.bg, DEFAULT_BG)
         if style.reverse:
             fg, bg = bg, fg
-        attrs = (bool(style.bold), bool(style.italic), bool(style.underline),
-                 bool(style.strikethrough))
+        if style.dim:
+            fg = blend(fg, bg)
+        on = style.underline
+        attrs = (bool(style.bold), bool(style.italic), bool(on), bool(style.strikethrough))
+        dim, blink, invisible = bool(style.dim), bool(style.blink), bool(style.invisible)
+        under = _CSS_UNDERLINE.get(style.underline_style, "") if on else ""
+        under_colour = colour(style.underline_colour, "") if on else ""
+        # Invisible text is drawn in its background colour, under the cursor too.
+        shown, shown_under_cursor = (bg, fg) if invisible else (fg, bg)
         if len(_LOOKS) >= _MAX_LOOKS:
             _LOOKS.clear()
-        known = _LOOKS[id(style)] = (style, Look(fg, bg, *attrs), Look(bg, fg, *attrs, True))
+        known = _LOOKS[id(style)] = (
+            style,
+            Look(shown, bg, *attrs, False, dim, blink, invisible, under, under_colour),
+            Look(shown_under_cursor, fg, *attrs, True, dim, blink, invisible, under, under_colour),
+        )
     return known[2] if cursor else known[1]
 
 

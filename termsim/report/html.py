@@ -58,6 +58,7 @@ from .draw import (
     Look,
     clean,
     cursor_cell,
+    decoration,
     drawn_runs,
     escape,
 )
@@ -203,21 +204,28 @@ class _Encoder:
         return index
 
     def css(self) -> str:
-        """One class per look, ``.s1``...: colours are ``#rrggbb`` from the palette."""
+        """One class per look, ``.s1``...: colours are ``#rrggbb`` from the
+        palette, dim and invisible text already in theirs (``draw.look``)."""
         out = []
+        blink = False
         for i, look in enumerate(self.looks[1:], start=1):
             rules = [f"color:{look.fg}", f"background:{look.bg}"]
             if look.bold:
                 rules.append("font-weight:bold")
             if look.italic:
                 rules.append("font-style:italic")
-            lines = [n for n, on in (("underline", look.underline),
-                                     ("line-through", look.strikethrough)) if on]
+            lines, styled = decoration(look)
             if lines:
-                rules.append("text-decoration:" + " ".join(lines))
+                rules.append("text-decoration:" + lines)
+                rules += styled
+            if look.blink:
+                rules.append("animation:termsim-blink 1s step-end infinite")
+                blink = True
             if look.cursor:
                 rules.append(f"outline:1px solid {DEFAULT_FG};outline-offset:-1px")
             out.append(f"#screen .s{i}{{{';'.join(rules)}}}\n")
+        if blink:
+            out.append("@keyframes termsim-blink{50%{color:transparent}}\n")
         return "".join(out)
 
 

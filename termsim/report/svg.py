@@ -15,7 +15,16 @@ one rect), the text becomes ``<text>`` elements stretched to their columns
 from __future__ import annotations
 
 from ..emulator.snapshot import Snapshot
-from .draw import DEFAULT_BG, DEFAULT_FG, DrawnRun, Look, cursor_cell, drawn_row, escape
+from .draw import (
+    DEFAULT_BG,
+    DEFAULT_FG,
+    DrawnRun,
+    Look,
+    cursor_cell,
+    decoration,
+    drawn_row,
+    escape,
+)
 
 #: Geometry of one cell, in SVG user units (pixels).
 CELL_WIDTH = 9
@@ -101,8 +110,10 @@ def snapshot_svg(snapshot: Snapshot, *, title: str | None = None) -> str:
 
 
 def _same_ink(a: Look, b: Look) -> bool:
-    return (a.fg, a.bold, a.italic, a.underline, a.strikethrough, a.cursor) == (
-        b.fg, b.bold, b.italic, b.underline, b.strikethrough, b.cursor)
+    return (a.fg, a.bold, a.italic, a.underline, a.strikethrough, a.cursor, a.blink,
+            a.invisible, a.underline_style, a.underline_colour) == (
+        b.fg, b.bold, b.italic, b.underline, b.strikethrough, b.cursor, b.blink,
+        b.invisible, b.underline_style, b.underline_colour)
 
 
 def _one_cell(run: DrawnRun) -> bool:
@@ -119,6 +130,8 @@ def _blank(run: DrawnRun) -> bool:
 
 def _text_run(runs: list[DrawnRun], y: int) -> list[str]:
     look = runs[0].look
+    if look.invisible:
+        return []  # SGR 8: nothing but the background, which is drawn apart
     decorated = look.underline or look.strikethrough
     lead = trail = 0
     if not decorated:
@@ -151,7 +164,15 @@ def _text_run(runs: list[DrawnRun], y: int) -> list[str]:
     if look.italic:
         attrs.append('font-style="italic"')
     if decorated:
-        lines = [n for n, on in (("underline", look.underline),
-                                 ("line-through", look.strikethrough)) if on]
-        attrs.append(f'text-decoration="{" ".join(lines)}"')
-    return [f"<text {' '.join(attrs)}>{escape(text)}</text>"]
+        lines, rules = decoration(look)
+        attrs.append(f'text-decoration="{lines}"')
+        if rules:
+            # CSS (SVG 2): viewers that lack it still draw the plain line.
+            attrs.append(f'style="{escape(";".join(rules))}"')
+    if look.dim:
+        attrs.append('class="dim"')  # its colour is already dimmed: a mark for readers
+    body = escape(text)
+    if look.blink:
+        body += ('<animate attributeName="opacity" values="1;0" dur="1s" '
+                 'calcMode="discrete" repeatCount="indefinite"/>')
+    return [f"<text {' '.join(attrs)}>{body}</text>"]
