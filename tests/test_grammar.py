@@ -10,6 +10,7 @@ where a span begins.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 from collections.abc import Callable
@@ -20,17 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termsim import Terminal
-from termsim.emulator import grammar, styled, terminal, tokenizer
-from termsim.emulator.grammar import (
-    PLAIN,
-    FrameEdges,
-    Scanner,
-    Span,
-    frame_edges,
-    frame_switch,
-    sequence_at,
-    sequences,
-)
+from termsim.emulator import frame_edges as frame_edges_module
+from termsim.emulator import styled, terminal, tokenizer
+from termsim.emulator.frame_edges import FrameEdges, frame_edges, frame_switch
+from termsim.emulator.grammar import PLAIN, Scanner, Span, sequence_at, sequences
 from termsim.emulator.tokenizer import Parser, Part
 
 # -- hand-written cases -------------------------------------------------------------
@@ -317,12 +311,19 @@ def _expected_edges(data: bytes, chunks: list[bytes]) -> list[int | tuple[int, b
 
 
 @settings(max_examples=200, deadline=None, database=None)
-@given(byte_streams, cuts, st.sampled_from([1, 16, grammar._NEAR]))
-def test_frame_edges_chunk_by_chunk(data: bytes, points: list[int], near: int) -> None:
+@given(byte_streams, cuts, st.sampled_from([1, 16, frame_edges_module._NEAR]), st.booleans())
+def test_frame_edges_chunk_by_chunk(
+    data: bytes, points: list[int], near: int, plain: bool,
+) -> None:
     # ``near`` small: sparse edges, parsed region by region (as in a long
-    # chunk); large: dense, the whole chunk at once.
+    # chunk); large: dense, the whole chunk at once. ``plain`` False: the
+    # shortcut for plain reads (the tokenizer's CSI pattern) is turned off,
+    # so the parser finds every edge.
     chunks = [bytes(c) for c in _chunks(data, points)]
-    with mock.patch.object(grammar, "_NEAR", near):
+    no_shortcut = mock.patch.object(
+        frame_edges_module.FrameEdges, "_plain", lambda self, chunk, pending: None)
+    with mock.patch.object(frame_edges_module, "_NEAR", near), \
+            (contextlib.nullcontext() if plain else no_shortcut):
         edges = FrameEdges()
         got: list[int | tuple[int, bool]] = []
         at = 0

@@ -159,14 +159,21 @@ class EraseOps(ScreenState):
         x = self._end_wrap()
         self._erase_cells(self.cursor.y, x, min(x + (count or 1), self.columns))
 
+    def _edited_span(self, count: int | None) -> tuple[int, int, int]:
+        """Where ICH and DCH act: the cursor's column (a pending wrap ends
+        first), how many cells (at most to the edge) and the row, marked
+        dirty."""
+        x = self._end_wrap()
+        n = min(count or 1, self.columns - x)
+        y = self.cursor.y
+        self.dirty.add(y)
+        return x, n, y
+
     def insert_characters(self, count: int | None = None) -> None:
         """ICH (``CSI n @``): blanks at the cursor, the rest of the line moves
         right and off the edge."""
-        x = self._end_wrap()
+        x, n, y = self._edited_span(count)
         columns = self.columns
-        n = min(count or 1, columns - x)
-        y = self.cursor.y
-        self.dirty.add(y)
         line = self.buffer.get(y)
         if line is not None:
             edge = columns - n  # cells from here on fall off the edge
@@ -190,11 +197,8 @@ class EraseOps(ScreenState):
     def delete_characters(self, count: int | None = None) -> None:
         """DCH (``CSI n P``): the rest of the line moves left; blanks come in
         at the right edge."""
-        x = self._end_wrap()
+        x, n, y = self._edited_span(count)
         columns = self.columns
-        n = min(count or 1, columns - x)
-        y = self.cursor.y
-        self.dirty.add(y)
         line = self.buffer.get(y)
         if line is not None:
             # A wide character cut by either end of the deleted span.

@@ -54,7 +54,7 @@ from collections.abc import Callable
 
 import anyio
 
-from ..emulator.grammar import FrameEdges
+from ..emulator.frame_edges import FrameEdges
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import Query, Terminal
 from ..errors import Scrub, SessionClosed, _same
