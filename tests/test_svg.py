@@ -18,6 +18,7 @@ from termsim.emulator.snapshot import Run
 from termsim.events import WaitEnded, WaitStarted
 from termsim.report import draw as _draw
 from termsim.report import html as _html
+from termsim.report import html_assets, html_screens
 from termsim.report import svg as _svg
 from termsim.report.draw import (
     DEFAULT_BG,
@@ -312,11 +313,12 @@ def test_look_resolves_colours_reverse_video_and_the_cursor() -> None:
     assert look(Style()) == DEFAULT_LOOK == Look(DEFAULT_FG, DEFAULT_BG)
     styled = Style(fg="red", bg="0000ff", bold=True, italic=True, underline=True,
                    strikethrough=True, blink=True)
-    assert look(styled) == Look(PALETTE["red"], "#0000ff", True, True, True, True)
+    assert look(styled) == Look(PALETTE["red"], "#0000ff", True, True, True, True, blink=True)
     reverse = Style(fg="red", bg="0000ff", reverse=True)
     assert look(reverse) == Look("#0000ff", PALETTE["red"])
     # The cursor shows the cell in reverse, whatever it was.
-    assert look(styled, True) == Look("#0000ff", PALETTE["red"], True, True, True, True, True)
+    assert look(styled, True) == Look("#0000ff", PALETTE["red"], True, True, True, True, True,
+                                      blink=True)
     assert look(reverse, True) == Look(PALETTE["red"], "#0000ff", cursor=True)
     assert look(Style(), True) == Look(DEFAULT_BG, DEFAULT_FG, cursor=True)
     # Memoised, by identity, without mixing up styles.
@@ -420,7 +422,7 @@ def test_drawn_rows_match_the_cell_by_cell_rule_with_wide_characters() -> None:
 def test_renderers_see_a_screen_only_through_its_public_reading() -> None:
     """No renderer reads a snapshot's storage or pyte's characters: rows come
     from ``Snapshot.runs``, and only ``_draw`` resolves how they look."""
-    for module in (_draw, _svg, _html):
+    for module in (_draw, _svg, _html, html_screens, html_assets):
         source = inspect.getsource(module)
         assert "import pyte" not in source and "from pyte" not in source
         assert "._cells" not in source and "._default" not in source

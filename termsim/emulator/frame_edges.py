@@ -18,8 +18,9 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable, Iterator, Mapping
 
+from .escapes import CSI_BYTES, CSI_PREFIX_BYTES, CSI_PRIVATE_BYTES, csi_fields
 from .grammar import _C1, _CONTROL_CHARS, _noop, _Offsets
-from .tokenizer import CSI_BYTES, CSI_PREFIX_BYTES, CSI_PRIVATE_BYTES, Parser, Part, csi_fields
+from .tokenizer import Parser, Part
 
 #: DEC private modes whose switching opens (``l`` of 25, ``h`` of 2026) or
 #: closes (``h`` of 25, ``l`` of 2026) a frame: hiding the cursor and

@@ -48,7 +48,8 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
-from .tokenizer import Parser, Part, csi_fields
+from .escapes import csi_fields
+from .tokenizer import Parser, Part
 
 __all__ = ["KINDS", "PLAIN", "Scanner", "Span", "sequence_at", "sequences"]
 

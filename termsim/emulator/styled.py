@@ -32,7 +32,7 @@ from pyte.screens import Char
 
 #: An SGR sequence and its parameters, as ``Terminal._feed_lines`` accepts
 #: them: the tokenizer's pattern, re-exported here.
-from .tokenizer import SGR as SGR
+from .escapes import SGR as SGR
 
 #: What an SGR sequence does to a pen: (pen, parameters) -> pen.
 Step = Callable[[Char, str], Char]

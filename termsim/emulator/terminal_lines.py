@@ -20,9 +20,10 @@ from pyte.screens import Char
 
 from .dispatch import _Dispatch
 from .dispatch_memo import _keep
+from .escapes import COLOUR_LINES, COLOUR_TEXT, CUT_SGR, SGR
 from .screen import _BLANK, TermScreen
 from .styled import line_end_pen
-from .tokenizer import COLOUR_LINES, COLOUR_TEXT, CUT_SGR, SGR, Parser
+from .tokenizer import Parser
 
 #: Output that is only printable ASCII lines ended by CR LF (logs, ``seq``,
 #: test runners without colour), and how many lines make the fast path

@@ -26,13 +26,18 @@ Rules, as in xterm's parser (see ``ctlseqs``):
 * Undecodable bytes arrive as lone surrogates (``surrogateescape``) so that
   byte offsets stay exact; they are drawn as U+FFFD.
 
-This is the only code that knows where an escape sequence begins and ends.
-Whatever else needs to know (the engine's frame edges, ``termsim play``'s
-queries, shake's words) asks ``grammar.py``, which runs this parser with a
-handler that records the tokens; the patterns of the lines fast path
-(``SGR``, ``COLOUR_LINES``, ``COLOUR_TEXT``, ``CUT_SGR``) are here too.
+This, with its patterns in ``escapes.py``, is the only code that knows
+where an escape sequence begins and ends. Whatever else needs to know (the
+engine's frame edges, ``termsim play``'s queries, shake's words) asks
+``grammar.py`` or ``frame_edges.py``, which run this parser with a handler
+that records the tokens.
 
-Hot path, guarded by ``benchmarks/bench_feed.py``.
+Why this module passes 500 lines: :class:`Parser` is one state machine (a
+token's reader hands the rest of the chunk to the next one, the state a cut
+read leaves is three attributes every reader touches), and it is the hot
+path guarded by ``benchmarks/bench_feed.py``, where a method looked up on
+another object costs what the split would buy. Its patterns, the one part
+that stands alone, live in ``escapes.py``.
 """
 
 from __future__ import annotations
@@ -41,26 +46,27 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
+from .escapes import (
+    C1_STRINGS,
+    CSI,
+    CSI8,
+    CSI8_PREFIX,
+    CSI_PREFIX,
+    EMBEDDED,
+    OSC_END,
+    RUN,
+    RUN_PART,
+    STR_END,
+    STRING_INTRODUCERS,
+    TOKENS,
+    csi_fields,
+)
+
 MAX_STRING = 1 << 16
 #: An incomplete CSI/ESC sequence longer than this is garbage, not a sequence.
 MAX_PENDING = 256
-
-#: A chunk's tokens, for ``findall``: (text, "") for printable text, ("", run)
-#: for a run of whole 7-bit CSI sequences without controls inside, and of CR
-#: and LF, ("", "") for any other character (``Parser._tokens`` reads what it
-#: starts from there). Every character is in a token: ``findall`` skips none.
-#: Possessive (``*+``, ``++``): the classes a sequence is made of are disjoint,
-#: so giving characters back could never match more, and not keeping the
-#: means to is 20% faster.
-_RUN_PATTERN = r"(?:\x1b\[[0-?]*+[ -/]*+[@-~]|[\r\n])++"
-_TOKENS = re.compile(rf"([^\x00-\x1f\x7f-\x9f]++)|({_RUN_PATTERN})|(?s:.)")
-#: A whole run, as ``_TOKENS`` finds one.
-_RUN = re.compile(_RUN_PATTERN)
 #: How many characters one ``findall`` tokenizes at most (``Parser._through``).
 _WINDOW = 1 << 15
-#: The parts of such a run: a sequence, CR LF (or CR CR LF) once or more,
-#: CR, LF.
-_RUN_PART = re.compile(r"\x1b\[[0-?]*+[ -/]*+[@-~]|(?:\r\r?\n)++|[\r\n]")
 #: How many runs keep their list of actions (``Parser._runs``).
 MAX_RUNS = 4096
 
@@ -68,59 +74,6 @@ MAX_RUNS = 4096
 #: before or not, or one the handler must see whole each time), and where it
 #: starts and ends in the run.
 Part = tuple[Callable[[], None] | None, int, int]
-_CSI = re.compile(r"\x1b\[([0-?]*+)([ -/]*+)([@-~])")
-_CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")
-#: The same, over the bytes of a 7-bit stream (UTF-8 leaves ESC and ASCII
-#: as they are): where a frame edge is looked for in a read not yet decoded.
-CSI_BYTES = re.compile(_CSI.pattern.encode("ascii"))
-#: Only those with a private ``?`` marker (the mode switches).
-CSI_PRIVATE_BYTES = re.compile(_CSI.pattern.replace(r"\x1b\[", r"\x1b\[(?=\?)", 1).encode("ascii"))
-#: A CSI sequence cut short at the end of such a read.
-CSI_PREFIX_BYTES = re.compile(_CSI_PREFIX.pattern.encode("ascii"))
-_CSI8 = re.compile(r"\x9b([0-?]*)([ -/]*)([@-~])")
-_CSI8_PREFIX = re.compile(r"\x9b[0-?]*[ -/]*")
-_OSC_END = re.compile(r"[\x07\x18\x1a\x1b\x9c]")
-_STR_END = re.compile(r"[\x18\x1a\x1b\x9c]")
-
-
-def csi_fields(sequence: str) -> tuple[str, str, str, str]:
-    """A whole 7-bit CSI sequence (``"\x1b[?25;2026l"``) as the parser splits
-    it: private marker (``"<=>?"`` or ``""``), parameters, intermediates,
-    final byte. ``ValueError`` if it is not one."""
-    m = _CSI.fullmatch(sequence)
-    if m is None:
-        raise ValueError(f"not a whole CSI sequence: {sequence!r}")
-    params, inter, final = m.groups()
-    private = ""
-    if params and params[0] in "<=>?":
-        private, params = params[0], params[1:]
-    return private, params, inter, final
-
-
-# -- whole-read patterns of the lines fast path ------------------------------
-# ``Terminal._colour_lines`` and ``styled.py`` take a read of lines in one
-# match; these are the only sequences they accept (SGR), kept here with the
-# rest of the grammar.
-
-#: An SGR sequence and its parameters, as the lines fast path accepts them.
-SGR = re.compile(r"\x1b\[([0-9;]*)m")
-#: Printable ASCII lines ended by CR LF with their SGR sequences taken out
-#: (``SGR.sub``); a read may cut a CR LF, and an SGR sequence, left at its end.
-COLOUR_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?(?:\x1b(?:\[[0-9;]*)?)?")
-#: Where a read stops being text, CR, LF and SGR sequences (possessive: no
-#: backtracking).
-COLOUR_TEXT = re.compile(r"(?:[ -~\r\n]++|\x1b\[[0-9;]*+m)*+")
-#: An SGR sequence a read may cut at its end.
-CUT_SGR = re.compile(r"\x1b(?:\[[0-9;]*)?")
-
-_STRING_INTRODUCERS = {"]": "OSC", "P": "DCS", "X": "SOS", "^": "PM", "_": "APC"}
-_C1_STRINGS = {"\x9d": "OSC", "\x90": "DCS", "\x98": "SOS", "\x9e": "PM", "\x9f": "APC"}
-
-
-#: What may stand inside an ESC or CSI sequence without ending it: C0
-#: controls (executed there) other than CAN, SUB and ESC, and NUL and DEL
-#: (ignored there).
-_EMBEDDED = frozenset(map(chr, range(0x20))) - {"\x18", "\x1a", "\x1b"} | {"\x7f"}
 
 
 class Handler(Protocol):
@@ -267,7 +220,7 @@ class Parser:
         parsing goes on (as ``_through``), or where a failing part of a run
         ends (the rest of the run is found again from there).
 
-        Hot path: one ``findall`` finds them all (``_TOKENS``), since a Match
+        Hot path: one ``findall`` finds them all (``TOKENS``), since a Match
         object and three calls on it per token cost more than the scan. A
         token of neither common kind (a control other than CR and LF, an
         escape sequence other than CSI, a string, an incomplete sequence)
@@ -284,7 +237,7 @@ class Parser:
         runs = self._runs
         printed = self.printed
         skip = i  # what ``_other`` read, or a failure skipped, up to here
-        for text, run in _TOKENS.findall(data, i, end):
+        for text, run in TOKENS.findall(data, i, end):
             if i < skip:
                 size = len(text) or len(run) or 1
                 if i + size <= skip:
@@ -292,7 +245,7 @@ class Parser:
                     continue
                 if text:
                     text = text[skip - i:]
-                elif _RUN.fullmatch(run, skip - i):
+                elif RUN.fullmatch(run, skip - i):
                     # A run cut where a sequence read whole ended (a string
                     # without its terminator, a CSI cut short by ESC), between
                     # two of its parts: the rest is a run.
@@ -336,7 +289,7 @@ class Parser:
                             if ask is not None:
                                 ask(i)
                             else:  # the same bytes again, split into fields
-                                self._csi(_CSI.match(run), i)  # type: ignore[arg-type]
+                                self._csi(CSI.match(run), i)  # type: ignore[arg-type]
                         else:
                             parts = self._learn(run)
                     if parts is not None:
@@ -351,7 +304,7 @@ class Parser:
                                     if ask is not None:
                                         ask(i + start)
                                     else:
-                                        self._csi(_CSI.match(run, start), i + start)  # type: ignore[arg-type]
+                                        self._csi(CSI.match(run, start), i + start)  # type: ignore[arg-type]
                         except Exception:
                             self.next = i + stop  # go on after that part
                             raise
@@ -397,7 +350,7 @@ class Parser:
         return -1
 
     def _learn(self, run: str) -> tuple[Part, ...]:
-        """The parts of a run of CSI sequences, CR and LF (``_TOKENS``' second
+        """The parts of a run of CSI sequences, CR and LF (``TOKENS``' second
         kind) not met before, kept: each part's ready action, made without
         running it, fused with others by the handler. The run then runs as
         it will each time it comes: one lookup and the calls (hot path:
@@ -413,7 +366,7 @@ class Parser:
         sequences = h.sequences
         found: list[Part] = []
         start = 0
-        for piece in _RUN_PART.findall(run):
+        for piece in RUN_PART.findall(run):
             end = start + len(piece)
             action = sequences.get(piece)
             found.append((action if action is not None else self._new_part(piece), start, end))
@@ -450,16 +403,16 @@ class Parser:
         c = data[i + 1]
         h = self.handler
         if c == "[":
-            m = _CSI.match(data, i)
+            m = CSI.match(data, i)
             if m is not None:
                 self.next = m.end()
                 self._csi(m, i)
                 return m.end()
-            prefix = _CSI_PREFIX.match(data, i)
+            prefix = CSI_PREFIX.match(data, i)
             end = prefix.end() if prefix is not None else i + 2
             if end >= n:
                 return -1
-            if data[end] in _EMBEDDED or "0" <= data[end] <= "?":
+            if data[end] in EMBEDDED or "0" <= data[end] <= "?":
                 # A parameter after an intermediate (``ESC [ * 2 ;``) puts the
                 # sequence in the VT500 parser's "CSI ignore" state: it is
                 # consumed up to its final byte (CAN and SUB abort it), never
@@ -469,11 +422,11 @@ class Parser:
             # byte itself (ESC, CAN, SUB, or text) be processed normally.
             h.garbage("malformed CSI")
             return end
-        kind = _STRING_INTRODUCERS.get(c)
+        kind = STRING_INTRODUCERS.get(c)
         if kind is not None:
             return self._start_string(kind, data, i + 2, i)
         if c < " " or c == "\x7f":
-            if c in _EMBEDDED:
+            if c in EMBEDDED:
                 return self._with_controls(data, i)
             # ESC ESC starts again; CAN and SUB cancel the ESC.
             return i + 1
@@ -486,7 +439,7 @@ class Parser:
                 return -1
             final = data[j]
             if final < "0" or final > "~":
-                if final in _EMBEDDED:
+                if final in EMBEDDED:
                     return self._with_controls(data, i)
                 h.garbage("malformed ESC")
                 return j
@@ -498,7 +451,7 @@ class Parser:
         return i + 2
 
     def _csi(self, m: re.Match[str], i: int) -> None:
-        """Hand the CSI sequence ``_CSI`` or ``_CSI8`` matched to the handler."""
+        """Hand the CSI sequence ``CSI`` or ``CSI8`` matched to the handler."""
         params, inter, final = m.groups()
         private = ""
         if params and params[0] in "<=>?":
@@ -509,20 +462,20 @@ class Parser:
         ch = data[i]
         h = self.handler
         if ch == "\x9b":
-            m = _CSI8.match(data, i)
+            m = CSI8.match(data, i)
             if m is not None:
                 self.next = m.end()
                 self._csi(m, i)
                 return m.end()
-            prefix = _CSI8_PREFIX.match(data, i)
+            prefix = CSI8_PREFIX.match(data, i)
             end = prefix.end() if prefix is not None else i + 1
             if end >= len(data):
                 return -1
-            if data[end] in _EMBEDDED or "0" <= data[end] <= "?":
+            if data[end] in EMBEDDED or "0" <= data[end] <= "?":
                 return self._with_controls(data, i)
             h.garbage("malformed CSI")
             return end
-        kind = _C1_STRINGS.get(ch)
+        kind = C1_STRINGS.get(ch)
         if kind is not None:
             return self._start_string(kind, data, i + 1, i)
         self.next = i + 1
@@ -554,7 +507,7 @@ class Parser:
         j = i + 1
         while j < n:
             ch = data[j]
-            if ch in _EMBEDDED:
+            if ch in EMBEDDED:
                 if ch not in "\x00\x7f":
                     if seen >= skip:
                         self.next = j + 1
@@ -571,9 +524,9 @@ class Parser:
                 csi = True
                 j += 1
                 continue
-            if not csi and not body and ch in _STRING_INTRODUCERS:
+            if not csi and not body and ch in STRING_INTRODUCERS:
                 self._executed = 0
-                return self._start_string(_STRING_INTRODUCERS[ch], data, j + 1, i)
+                return self._start_string(STRING_INTRODUCERS[ch], data, j + 1, i)
             if ch <= "/" or (csi and ch <= "?"):
                 body.append(ch)
                 j += 1
@@ -581,7 +534,7 @@ class Parser:
             self._executed = 0
             self.next = j + 1
             if csi:
-                m = _CSI.match("\x1b[" + "".join(body) + ch)
+                m = CSI.match("\x1b[" + "".join(body) + ch)
                 if m is None:
                     h.garbage("malformed CSI")
                     return j + 1
@@ -609,7 +562,7 @@ class Parser:
         """
         kind = self._string_kind
         assert kind is not None
-        ends = _OSC_END if kind == "OSC" else _STR_END
+        ends = OSC_END if kind == "OSC" else STR_END
         m = ends.search(data, start)
         if m is None:
             self._keep_string(data[start:])

@@ -18,24 +18,19 @@ with ``textContent`` and class names it chose itself, never ``innerHTML``.
 The screens are computed by walking the events once through one
 :class:`~termsim.Terminal`, taking a snapshot after each output or resize
 event (at most ``max_frames``, evenly spaced, always keeping the last); rows
-shared between frames are stored once. How a row is drawn (colours, the
-cursor, characters markup cannot hold) is :mod:`termsim.report.draw`'s, shared with
-the SVG screenshot; this module only encodes it.
-
-Why this module is long: the page's style and script are inline, because
-the report must be one self-contained file that loads nothing.
+shared between frames are stored once. This module assembles the page and
+writes its markup (header, player, timeline, event list); encoding the
+screens as the page's data is :mod:`termsim.report.html_screens`'s, and the
+page's inline style sheet and script are :mod:`termsim.report.html_assets`'s.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from typing import Any
 
-from ..emulator.snapshot import Run, Snapshot
 from ..emulator.terminal import printable
-from ..engine.playback import Playback
 from ..errors import describe_status
 from ..events import (
     End,
@@ -51,17 +46,14 @@ from ..events import (
     Warned,
 )
 from ..recording.format import Recording
-from .draw import (
-    DEFAULT_BG,
-    DEFAULT_FG,
-    DEFAULT_LOOK,
-    Look,
-    clean,
-    cursor_cell,
-    decoration,
-    drawn_runs,
-    escape,
-)
+from .draw import escape
+from .html_assets import CSS, SCRIPT
+from .html_screens import FrameEncoder, dedupe, json_for_script, page_frames
+
+#: The script and the screen encoder under the names tests/test_html.py
+#: imports them by (they were this module's own before it was split).
+_SCRIPT = SCRIPT
+_Encoder = FrameEncoder
 
 #: At most this many screens go into a page.
 MAX_FRAMES = 2000
@@ -71,10 +63,10 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
     """The recording as a standalone HTML page (see the module's description)."""
     if max_frames < 2:
         raise ValueError("max_frames must be at least 2")
-    encoder = _Encoder()
-    frames = _dedupe([encoder.frame(t, snap) for t, snap in _frames(recording, max_frames)])
+    encoder = FrameEncoder()
+    frames = dedupe([encoder.frame(t, snap) for t, snap in page_frames(recording, max_frames)])
     data = {"duration": recording.duration, "frames": frames, "rows": encoder.rows}
-    script = _SCRIPT
+    script = SCRIPT
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     csp = (
         "default-src 'none'; "
@@ -93,7 +85,7 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
         '<meta name="referrer" content="no-referrer">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title>",
-        f"<style>\n{_CSS}{encoder.css()}</style>",
+        f"<style>\n{CSS}{encoder.css()}</style>",
         "</head>",
         "<body>",
         f"<h1>{escape(title)}</h1>",
@@ -101,152 +93,12 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
         _player_html(recording),
         _timeline_html(recording),
         _events_html(recording),
-        f'<script type="application/json" id="termsim-data">{_json_for_script(data)}</script>',
+        f'<script type="application/json" id="termsim-data">{json_for_script(data)}</script>',
         f"<script>{script}</script>",
         "</body>",
         "</html>",
     ]
     return "\n".join(parts) + "\n"
-
-
-# -- screens -----------------------------------------------------------------------------
-
-
-def _frames(recording: Recording, max_frames: int) -> list[tuple[float, Snapshot]]:
-    """``(time, screen)``: the first screen, then one after each output or resize
-    event (evenly chosen, the last always kept, when there are too many)."""
-    return Playback(recording).frames(max_frames)
-
-
-class _Encoder:
-    """Rows as runs of ``[text, look]`` (or a plain string when the whole row is
-    in the default look), each distinct row stored once.
-
-    A page holds up to thousands of screens that share most of their rows,
-    so a row is encoded once per runs tuple (``Snapshot.runs`` hands the same
-    tuple to every snapshot that shares the row) and cursor column, and
-    looks are numbered by identity first (``_draw`` hands out one ``Look``
-    per style).
-    """
-
-    def __init__(self) -> None:
-        self.rows: list[Any] = []
-        self._row_ids: dict[Any, int] = {}
-        self.looks: list[Look] = [DEFAULT_LOOK]
-        self._look_ids: dict[Look, int] = {DEFAULT_LOOK: 0}
-        # id(look) -> (look, index): the looks are kept, so their ids stay theirs.
-        self._looks_seen: dict[int, tuple[Look, int]] = {}
-        # (id(runs), cursor column) -> row index, and the runs by id, kept so
-        # their ids stay theirs (two dicts: no object per row).
-        self._by_runs: dict[tuple[int, int], int] = {}
-        self._runs_kept: dict[int, tuple[Run, ...]] = {}
-
-    def frame(self, t: float, snap: Snapshot) -> dict[str, Any]:
-        cursor = cursor_cell(snap)
-        rows = [
-            self._row(snap.runs(r), cursor[1] if cursor is not None and cursor[0] == r else -1)
-            for r in range(snap.rows)
-        ]
-        cur = snap.cursor
-        frame: dict[str, Any] = {
-            "t": t,
-            "r": rows,
-            "c": [cur.row, cur.col, cur.visible],
-            "w": snap.cols,
-        }
-        if snap.title:
-            frame["title"] = clean(snap.title)
-        if snap.alternate:
-            frame["alt"] = True
-        return frame
-
-    def _row(self, runs: tuple[Run, ...], cursor_col: int) -> int:
-        key = (id(runs), cursor_col)
-        if self._runs_kept.get(key[0]) is runs:
-            known = self._by_runs.get(key)
-            if known is not None:
-                return known
-        else:
-            self._runs_kept[key[0]] = runs
-        index = self._by_runs[key] = self._intern(self._encode(runs, cursor_col))
-        return index
-
-    def _encode(self, runs: tuple[Run, ...], cursor_col: int) -> Any:
-        out: list[tuple[str, int]] = []
-        for drawn in drawn_runs(runs, cursor_col if cursor_col >= 0 else None):
-            look = self._look(drawn.look)
-            if out and out[-1][1] == look:
-                out[-1] = (out[-1][0] + drawn.text, look)
-            else:
-                out.append((drawn.text, look))
-        if not out:
-            return ""
-        if len(out) == 1 and out[0][1] == 0:
-            return out[0][0]
-        return tuple(out)
-
-    def _look(self, look: Look) -> int:
-        seen = self._looks_seen.get(id(look))
-        if seen is not None and seen[0] is look:
-            return seen[1]
-        index = self._look_ids.get(look)
-        if index is None:
-            index = self._look_ids[look] = len(self.looks)
-            self.looks.append(look)
-        self._looks_seen[id(look)] = (look, index)
-        return index
-
-    def _intern(self, row: Any) -> int:
-        index = self._row_ids.get(row)
-        if index is None:
-            index = self._row_ids[row] = len(self.rows)
-            self.rows.append(row if isinstance(row, str) else [list(run) for run in row])
-        return index
-
-    def css(self) -> str:
-        """One class per look, ``.s1``...: colours are ``#rrggbb`` from the
-        palette, dim and invisible text already in theirs (``draw.look``)."""
-        out = []
-        blink = False
-        for i, look in enumerate(self.looks[1:], start=1):
-            rules = [f"color:{look.fg}", f"background:{look.bg}"]
-            if look.bold:
-                rules.append("font-weight:bold")
-            if look.italic:
-                rules.append("font-style:italic")
-            lines, styled = decoration(look)
-            if lines:
-                rules.append("text-decoration:" + lines)
-                rules += styled
-            if look.blink:
-                rules.append("animation:termsim-blink 1s step-end infinite")
-                blink = True
-            if look.cursor:
-                rules.append(f"outline:1px solid {DEFAULT_FG};outline-offset:-1px")
-            out.append(f"#screen .s{i}{{{';'.join(rules)}}}\n")
-        if blink:
-            out.append("@keyframes termsim-blink{50%{color:transparent}}\n")
-        return "".join(out)
-
-
-def _dedupe(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop frames that look exactly like the one before them."""
-    out: list[dict[str, Any]] = []
-    for frame in frames:
-        if out and {k: v for k, v in frame.items() if k != "t"} == {
-                k: v for k, v in out[-1].items() if k != "t"}:
-            continue
-        out.append(frame)
-    return out
-
-
-def _json_for_script(data: Any) -> str:
-    """JSON that cannot end its ``<script>`` block or start markup inside it."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return (
-        text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    )
 
 
 # -- the page's markup -----------------------------------------------------------------
@@ -458,176 +310,3 @@ def _compared_html(event: ScreenCompared, wait: dict[str, Any] | None) -> str:
             f"<pre>{column(expected, actual)}</pre></figure>"
             '<figure><figcaption>actual</figcaption>'
             f"<pre>{column(actual, expected)}</pre></figure></div></li>")
-
-
-_CSS = f"""\
-body {{ font: 14px/1.4 system-ui, sans-serif; margin: 1em; background: #f4f4f4; color: #222; }}
-h1 {{ font-size: 1.1em; font-family: monospace; word-break: break-all; }}
-#header {{ border-collapse: collapse; margin-bottom: 1em; }}
-#header th {{ text-align: left; padding: 0 1em 0 0; font-weight: 600; vertical-align: top; }}
-#header td {{ font-family: monospace; white-space: pre-wrap; word-break: break-all; }}
-#controls {{ display: flex; gap: .5em; align-items: center; margin: .5em 0; }}
-#scrubber {{ flex: 1; }}
-#time {{ font-family: monospace; min-width: 16em; }}
-#screen-title {{ font-family: monospace; color: #555; min-height: 1.4em; }}
-#screen {{ display: inline-block; white-space: pre; font: 15px/18px 'DejaVu Sans Mono',
-  'Liberation Mono', Menlo, Consolas, monospace; background: {DEFAULT_BG};
-  color: {DEFAULT_FG}; padding: 8px; min-width: 10ch; overflow-x: auto; }}
-#timeline {{ margin: 1em 0; }}
-.lane {{ position: relative; height: 14px; background: #ddd; margin: 2px 0; }}
-.mark, .tick {{ position: absolute; top: 0; height: 14px; cursor: pointer; }}
-.mark {{ min-width: 3px; opacity: .85; box-shadow: inset -1px 0 #fff; }}
-.tick {{ width: 2px; background: #333; }}
-.tick.warning {{ background: #c60; }} .tick.note {{ background: #06c; }}
-.tick.exit {{ background: #a00; width: 3px; }}
-.ok {{ background: #3a3; }} .bad {{ background: #d33; }} .warn {{ background: #e90; }}
-#playhead {{ position: absolute; top: -2px; height: 18px; width: 2px; background: #000;
-  pointer-events: none; }}
-#events {{ list-style: none; padding: 0; font-family: monospace; }}
-#events li {{ cursor: pointer; white-space: pre-wrap; word-break: break-all; }}
-#events li:hover {{ background: #e4e4ff; }}
-#events li.wait.ok {{ background: none; color: #161; }}
-#events li.compare.ok {{ background: none; color: #161; }}
-#events li.compare.bad {{ background: none; color: #b00; }}
-.compare {{ display: flex; gap: 1em; flex-wrap: wrap; color: #222; }}
-.compare figure {{ margin: .3em 0; }}
-.compare figcaption {{ font-weight: 600; }}
-.compare pre {{ margin: 0; padding: 4px; background: #fff; border: 1px solid #ccc;
-  font: 13px/16px 'DejaVu Sans Mono', 'Liberation Mono', Menlo, Consolas, monospace; }}
-.compare mark {{ background: #fdd; }}
-#events li.wait.bad {{ background: none; color: #b00; }}
-#events li.wait.warn {{ background: none; color: #a60; }}
-#events li.warning {{ color: #a50; }} #events li.note {{ color: #04a; }}
-#events li.current {{ outline: 1px solid #888; }}
-"""
-
-# The page's own script: reads the JSON block, builds the screen with DOM calls
-# and textContent only, and honours ?t=SECONDS / #t=SECONDS.
-_SCRIPT = """
-(function () {
-  "use strict";
-  var data = JSON.parse(document.getElementById("termsim-data").textContent);
-  var frames = data.frames, rows = data.rows, duration = data.duration;
-  var scrubber = document.getElementById("scrubber");
-  var screen = document.getElementById("screen");
-  var timeEl = document.getElementById("time");
-  var titleEl = document.getElementById("screen-title");
-  var playhead = document.getElementById("playhead");
-  var playButton = document.getElementById("play");
-  var shown = -1, now = duration, playing = false, last = 0;
-
-  function frameAt(t) {
-    var lo = 0, hi = frames.length - 1;
-    if (t < frames[0].t) { return 0; }
-    while (lo < hi) {
-      var mid = (lo + hi + 1) >> 1;
-      if (frames[mid].t <= t) { lo = mid; } else { hi = mid - 1; }
-    }
-    return lo;
-  }
-
-  function draw(i) {
-    var frame = frames[i];
-    var part = document.createDocumentFragment();
-    frame.r.forEach(function (index, y) {
-      if (y > 0) { part.appendChild(document.createTextNode("\\n")); }
-      var row = rows[index];
-      if (typeof row === "string") {
-        part.appendChild(document.createTextNode(row));
-        return;
-      }
-      row.forEach(function (run) {
-        if (run[1] === 0) {
-          part.appendChild(document.createTextNode(run[0]));
-        } else {
-          var span = document.createElement("span");
-          span.className = "s" + String(run[1] | 0);
-          span.textContent = run[0];
-          part.appendChild(span);
-        }
-      });
-    });
-    while (screen.firstChild) { screen.removeChild(screen.firstChild); }
-    screen.appendChild(part);
-    screen.style.minWidth = String(frame.w | 0) + "ch";
-    screen.setAttribute("data-frame", String(i));
-    screen.setAttribute("data-t", String(frame.t));
-    titleEl.textContent = frame.title ? "title: " + frame.title : "";
-    shown = i;
-  }
-
-  function show(t) {
-    if (!(t >= 0)) { t = 0; }
-    if (t > duration) { t = duration; }
-    now = t;
-    var i = frameAt(t);
-    if (i !== shown) { draw(i); }
-    timeEl.textContent = t.toFixed(3) + " s / " + duration.toFixed(3) + " s, screen " +
-      String(i + 1) + " of " + String(frames.length);
-    timeEl.setAttribute("data-t", String(t));
-    var pct = duration > 0 ? 100 * t / duration : 0;
-    playhead.style.left = pct.toFixed(4) + "%";
-  }
-
-  function seek(t) {
-    show(t);
-    scrubber.value = String(now);
-  }
-
-  function requested() {
-    var sources = [location.search.replace(/^\\?/, ""), location.hash.replace(/^#/, "")];
-    for (var k = 0; k < sources.length; k++) {
-      var params = new URLSearchParams(sources[k]);
-      if (params.has("t")) {
-        var t = parseFloat(params.get("t"));
-        if (isFinite(t)) { return t; }
-      }
-    }
-    return duration;
-  }
-
-  function step(direction) {
-    var i = frameAt(now);
-    if (direction < 0) {
-      seek(i > 0 ? frames[i - 1].t : 0);
-    } else if (i + 1 < frames.length) {
-      seek(frames[i + 1].t);
-    }
-  }
-
-  function tick(stamp) {
-    if (!playing) { return; }
-    var next = now + (stamp - last) / 1000;
-    last = stamp;
-    if (next >= duration) { seek(duration); stop(); return; }
-    seek(next);
-    requestAnimationFrame(tick);
-  }
-
-  function stop() {
-    playing = false;
-    playButton.textContent = "play";
-  }
-
-  scrubber.addEventListener("input", function () { stop(); show(parseFloat(scrubber.value)); });
-  document.getElementById("prev").addEventListener("click", function () { stop(); step(-1); });
-  document.getElementById("next").addEventListener("click", function () { stop(); step(1); });
-  playButton.addEventListener("click", function () {
-    if (playing) { stop(); return; }
-    if (now >= duration) { seek(0); }
-    playing = true;
-    playButton.textContent = "pause";
-    last = performance.now();
-    requestAnimationFrame(tick);
-  });
-  document.addEventListener("click", function (event) {
-    var target = event.target;
-    var el = target && target.closest ? target.closest("[data-t]") : null;
-    if (!el || el === screen || el === timeEl) { return; }
-    stop();
-    seek(parseFloat(el.getAttribute("data-t")));
-  });
-  window.addEventListener("hashchange", function () { seek(requested()); });
-  seek(requested());
-})();
-"""
