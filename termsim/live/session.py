@@ -122,9 +122,13 @@ class Session(Driver):
         return self._pty.input_ready()
 
     def catch_up(self) -> None:
+        """For the engine (the session is its source): apply the output
+        already read, before a wait decides on the screen."""
         self._pty.catch_up()
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+        """For the engine (the session is its source): let the program run
+        until ``event`` is set or the session clock reaches ``deadline``."""
         await self._pty.run_until(event, deadline, poll)
 
     # -- lifecycle -----------------------------------------------------------------
