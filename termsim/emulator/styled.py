@@ -16,12 +16,13 @@ The cells are made by :func:`styled_cells` only when something asks for
 them (a style predicate, the next read that is not plain lines, a resize,
 the history's rewrap), and are exactly the cells drawing would have made.
 
-The SGR codes of a kept row that pyte drops (dim...) were counted in
+The SGR codes of a kept row that termsim does not keep (superscript...)
+were counted in
 ``Terminal.unknown`` when it was kept, as the parser counts them
 (``Terminal._feed_lines``), so making the cells later (``Sgr.after``) counts
 nothing and depends on nothing but the row. This module imports nothing
-of the emulator but the tokenizer's SGR pattern (which imports nothing):
-a snapshot builds rows with it too.
+of the emulator but the grammar's SGR pattern (``escapes.py``, which
+imports nothing): a snapshot builds rows with it too.
 """
 
 from __future__ import annotations
