@@ -5,33 +5,28 @@
         mark = await term.type("hello\\n")
         screen = await term.wait_for(termsim.Text("hi there"), since=mark, timeout=10)
 
-General layout, front to back (each session is a stream of
-:mod:`termsim.events`, which every part below speaks):
+General layout, lowest layer first: each package imports only from those
+listed before it, ``emulator`` and ``recording`` not from each other, nor
+``live`` and ``report`` (``tests/test_layers.py`` holds that). Every
+session is a stream of :mod:`termsim.events`, which all of them speak.
 
-* ``_parser`` / ``_screen`` / ``_sgr`` / ``_queries`` / ``_terminal``: the
-  sans-IO :class:`Terminal`; bytes in, replies and immutable :class:`Snapshot`
-  values out. ``_queries`` is the one table of queries and their answers.
-* ``_snapshot`` / ``_region`` / ``_predicates``: what a screen is, and the questions
-  (:class:`Text`, :class:`Regex`, :class:`CursorAt`...) a test asks of it.
-* ``events``: every kind of event, its fields and its meaning.
-* ``_playback``: the one way an event changes a terminal, and screens at a
-  time (:class:`Playback`).
-* ``_engine`` (+ ``_film``): the one waiting engine, shared by live and
-  replayed sessions; it consumes events in order.
-* ``_driver``: the test-facing API both sources share (:class:`Driver`).
-* ``_live`` (+ ``_pty``, ``_process``, ``_keys``): a real program in a PTY
-  (:func:`spawn`); ``_pty`` turns what happens at the PTY into events.
-* ``_recorder`` (+ ``_redact``): one listener that writes a session's events
-  to a file, redacted; ``_recording`` (+ ``_codec``) is the file format and
-  reads back the same events; ``_replay`` drives the engine from them on a
-  virtual clock (:func:`replay`).
-* ``_perturb`` / ``_shake`` / ``_diff``: hunting flakes offline: variants of
-  a recording that could have happened, a test body run against them, and
-  two runs compared.
-* Edges: ``cli`` (the ``termsim`` command), ``pytest_plugin`` (through the
-  public hook in ``_hooks``), and the renderers ``_asciicast``, ``_html`` and
-  ``_svg``.
-* ``_errors``: what can go wrong, with the screen attached.
+* ``errors`` / ``events``: the errors any layer raises, and what can happen
+  in a session.
+* ``emulator``: the sans-IO :class:`Terminal`: bytes in, replies and
+  immutable :class:`Snapshot` values out. The tokenizer is the one escape
+  grammar; the screen is split by concern; ``queries`` is the one table of
+  queries and their answers.
+* ``recording``: the file format, the recorder and redaction.
+* ``engine``: the one waiting engine, shared by live and replayed sessions,
+  with the predicates (:class:`Text`, :class:`Regex`, :class:`CursorAt`...),
+  the failures of a wait, the :class:`Driver` API, golden screens and the
+  settings a runner makes around a test.
+* ``live``: a real program in a PTY (:func:`spawn`).
+* ``report``: HTML, SVG, asciicast, playing into a terminal.
+* ``replay``: sessions from recordings (:func:`replay`), and hunting flakes
+  offline: variants of a recording, a test body run against them, two runs
+  compared.
+* Edges: ``cli`` (the ``termsim`` command) and ``pytest_plugin``.
 """
 
 from . import events
