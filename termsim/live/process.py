@@ -163,6 +163,27 @@ def started_by(leader: int, marker: str | None) -> set[int]:
     return found
 
 
+def session_holds(leader: int, path: str) -> bool:
+    """Whether a process of the session led by ``leader`` has ``path`` open.
+    A program that opens ``/dev/tty`` gets its controlling terminal, which
+    only the members of the PTY's session have: so asking them is enough
+    (Linux's ``/proc``; elsewhere the answer is False)."""
+    for proc in processes():
+        if proc.sid != leader:
+            continue
+        try:
+            fds = os.listdir(f"/proc/{proc.pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{proc.pid}/fd/{fd}") == path:
+                    return True
+            except OSError:
+                continue
+    return False
+
+
 def is_running(pid: int) -> bool:
     """Alive and not a zombie."""
     try:

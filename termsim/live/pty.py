@@ -181,7 +181,9 @@ class PtySource:
         self._t0 = time.monotonic()
         try:
             await anyio.lowlevel.checkpoint_if_cancelled()
-            self.probe = ReadProbe(self.fd, inotify=self._use_inotify)
+            leader = child.pid
+            self.probe = ReadProbe(self.fd, inotify=self._use_inotify,
+                                   holds_tty=lambda: _process.session_holds(leader, "/dev/tty"))
             if _process.EXIT_WATCH == "pidfd":
                 try:
                     self._pidfd = os.pidfd_open(child.pid)

@@ -15,7 +15,15 @@ program makes on it, in order.
   reports end-of-file when the program exits; the session learns of the exit
   from a pidfd, not from the PTY, so nothing waits for that.
 * inotify (Linux) makes the watch event-driven: the program's read wakes
-  termsim, nothing polls. Where inotify is missing (macOS, or the user's
+  termsim, nothing polls. A program may talk to its terminal through
+  ``/dev/tty`` instead (less, fzf, emacs, password prompts, ``read <
+  /dev/tty``): the kernel then reports its reads and writes on ``/dev/tty``,
+  not on the pts. So ``/dev/tty`` is watched too; but every process of the
+  machine that uses its own ``/dev/tty`` is reported there, so those events
+  count only while a process of this session has ``/dev/tty`` open
+  (``holds_tty``, asked when such an event comes). How much was read is
+  still asked of the pts (``FIONREAD``), whichever file the program read.
+  Where inotify is missing (macOS, or the user's
   inotify instances are used up), :attr:`ReadProbe.events_fd` is None and
   the session asks on a backing-off timer instead; the program's writes are
   then not seen, so only output that arrives after the read was seen
@@ -32,6 +40,7 @@ import os
 import select
 import struct
 import termios
+from collections.abc import Callable
 
 log = logging.getLogger("termsim")
 
@@ -40,6 +49,8 @@ _IN_ACCESS = 0x001
 _IN_MODIFY = 0x002
 _IN_Q_OVERFLOW = 0x4000
 _EVENT = struct.Struct("iIII")
+#: The controlling terminal, whichever it is, for a program that opens it.
+_DEV_TTY = "/dev/tty"
 
 _libc: ctypes.CDLL | None = None
 
@@ -70,13 +81,22 @@ def slave_path(master_fd: int) -> str | None:
 class ReadProbe:
     """What the kernel says about the program's reads on one PTY."""
 
-    def __init__(self, master_fd: int, *, inotify: bool = True) -> None:
+    def __init__(self, master_fd: int, *, inotify: bool = True,
+                 holds_tty: Callable[[], bool] | None = None) -> None:
         self.path = slave_path(master_fd)
         #: The inotify fd that becomes readable when the program reads or
         #: writes its terminal (None: no inotify here; ask on a timer).
         self.events_fd: int | None = None
+        #: The watch on ``/dev/tty`` (None: none), and whether this
+        #: session's program uses it (asked when needed; once it has, it is
+        #: taken to go on).
+        self._tty_watch: int | None = None
+        self._holds_tty = holds_tty
+        self._tty_used = False
         if inotify and self.path is not None:
             self.events_fd = _inotify(self.path)
+            if self.events_fd is not None and holds_tty is not None:
+                self._tty_watch = _watch(self.events_fd, _DEV_TTY)
         self._slave = -1
 
     def queued(self) -> tuple[int | None, bool]:
@@ -114,14 +134,21 @@ class ReadProbe:
                 return None
             offset = 0
             while offset + _EVENT.size <= len(data):
-                _, mask, _, length = _EVENT.unpack_from(data, offset)
+                wd, mask, _, length = _EVENT.unpack_from(data, offset)
                 offset += _EVENT.size + length
                 if mask & _IN_Q_OVERFLOW:
                     return None  # the order is lost: decide without it (late)
+                if wd == self._tty_watch and wd is not None and not self._uses_tty():
+                    continue  # another session's program, on its own terminal
                 if mask & _IN_ACCESS:
                     out.append("read")
                 if mask & _IN_MODIFY:
                     out.append("write")
+
+    def _uses_tty(self) -> bool:
+        if not self._tty_used and self._holds_tty is not None:
+            self._tty_used = self._holds_tty()
+        return self._tty_used
 
     def close(self) -> None:
         if self.events_fd is not None:
@@ -142,7 +169,13 @@ def _inotify(path: str) -> int | None:
         reason = os.strerror(ctypes.get_errno())
         log.debug("termsim: no inotify (%s); input reads are polled", reason)
         return None
-    if libc.inotify_add_watch(fd, os.fsencode(path), _IN_ACCESS | _IN_MODIFY) < 0:
+    if _watch(fd, path) is None:
         os.close(fd)
         return None
     return int(fd)
+
+
+def _watch(fd: int, path: str) -> int | None:
+    """Add a watch of reads and writes on ``path``; its descriptor, or None."""
+    wd = _c().inotify_add_watch(fd, os.fsencode(path), _IN_ACCESS | _IN_MODIFY)
+    return None if wd < 0 else int(wd)
