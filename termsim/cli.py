@@ -182,7 +182,7 @@ def write_info(recording: Recording, out: TextIO) -> None:
         f"exit:      {_exit_text(recording)}" + (f"; session {end.how}" if end else ""),
     ]
     if h.get("policy"):
-        lines.append("policy:    " + ", ".join(f"{k}={v}" for k, v in h["policy"].items()))
+        lines.append("policy:    " + policy_text(h["policy"]))
     counts: Counter[str] = Counter(_EVENT_NAMES.get(type(e), "other") for e in recording.events)
     for hidden in ("wait start", "end"):
         counts.pop(hidden, None)
@@ -218,6 +218,21 @@ def write_info(recording: Recording, out: TextIO) -> None:
         for t, text in notes:
             lines.append(f"  {t:9.3f} s  {text}")
     out.write("\n".join(lines) + "\n")
+
+
+def policy_text(policy: dict[str, object]) -> str:
+    """A recorded query policy as what differs from the usual: from
+    answering every query, or, when most kinds share another policy (as
+    ``termsim record``'s, which leaves every query to the user's terminal),
+    from that one: ``"ignore for every query kind"``."""
+    from .emulator.terminal import QUERY_KINDS
+
+    full = {kind: policy.get(kind, "answer") for kind in QUERY_KINDS} | dict(policy)
+    common, _ = Counter(map(str, full.values())).most_common(1)[0]
+    others = ", ".join(f"{k}={v}" for k, v in full.items() if str(v) != common)
+    if common == "answer":
+        return others or "answer every query"
+    return f"{common} for every query kind" + (f" but {others}" if others else "")
 
 
 #: What ``termsim info`` calls each kind of event in its counts.

@@ -36,7 +36,6 @@ Hunting flakes:
 from __future__ import annotations
 
 import contextlib
-import datetime
 import functools
 import inspect
 import os
@@ -50,11 +49,9 @@ from typing import Any
 import pytest
 
 from .engine import settings
-from .engine.playback import Playback
 from .engine.settings import golden_screens, record_sessions
-from .errors import RecordingError, describe_status
-from .events import Exit, Warned
-from .recording.format import Recording
+from .errors import RecordingError, TermsimError
+from .replay.evidence import describe_recordings, expired
 
 _KEY = pytest.StashKey[list[Path]]()
 #: The goldens a test used: (path, outcome).
@@ -104,8 +101,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _directory(config: pytest.Config) -> Path:
+    """Absolute, so that a test that changes directory records where asked."""
     option = config.getoption("--termsim-dir")
-    return Path(option) if option else Path(str(config.rootpath)) / ".termsim"
+    if not option:
+        return Path(str(config.rootpath)) / ".termsim"
+    return Path(str(config.invocation_params.dir)) / str(option)
 
 
 def _safe(nodeid: str) -> str:
@@ -142,6 +142,7 @@ def _remove_stale(directory: Path, stem: str) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    __tracebackhide__ = True
     with _goldens(item):
         return (yield from _recorded_call(item))
 
@@ -194,6 +195,7 @@ def _goldens(item: pytest.Item) -> contextlib.AbstractContextManager[None]:
 
 
 def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
+    __tracebackhide__ = True
     config = item.config
     if config.getoption("--termsim-keep") == "none":
         return (yield)
@@ -223,6 +225,7 @@ def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
 
 def _shake(item: pytest.Item, made: list[Path]) -> None:
     """Run a passed test's body against variants of its recordings (see above)."""
+    __tracebackhide__ = True
     from .replay.shake import Shaker, parse_variants, variant_text
 
     config = item.config
@@ -231,11 +234,13 @@ def _shake(item: pytest.Item, made: list[Path]) -> None:
     if not (count or given) or not made:
         return
     try:
-        shaker = Shaker([str(_relative(p, config)) for p in made], item.runtest,
-                        name=item.nodeid)
+        shaker = Shaker([p.absolute() for p in made], item.runtest, name=item.nodeid,
+                        shown=[str(_relative(p, config)) for p in made])
     except RecordingError as exc:
-        item.stash[_UNSHAKEN] = f"a recording cannot be read: {exc}"
-        return
+        # termsim lost its own evidence: the test was not shaken, and a pass
+        # would say it had been.
+        raise TermsimError(f"termsim could not shake {item.nodeid}: its recording cannot "
+                           f"be read: {exc}") from None
     unreplayable = shaker.replayable()
     if unreplayable is not None:
         item.stash[_SHAKEN_RUNS] = 0
@@ -252,7 +257,9 @@ def _shake(item: pytest.Item, made: list[Path]) -> None:
         line = (f"pytest {shlex.quote(item.nodeid)} "
                 f"--termsim-shake-variant={shlex.quote(variant_text(failure.variants))}")
         failure.args = (f"{failure.args[0]}\n  or run the test on it: {line}",)
-        raise failure
+        # Raised through the frames of the test that failed on the variant,
+        # so the report shows the test's lines, not the plugin's.
+        raise failure.with_traceback(failure.error.__traceback__)
 
 
 _SHAKEN_RUNS = pytest.StashKey[int]()
@@ -298,7 +305,8 @@ def pytest_runtest_makereport(
     if not made:
         return report
     if report.failed or outcome == "rerun":
-        report.sections.append(("termsim recordings", _describe(made, item.config)))
+        report.sections.append(("termsim recordings", describe_recordings(
+            made, lambda path: _relative(path, item.config))))
     elif item.config.getoption("--termsim-keep") != "all":
         for path in made:
             try:
@@ -333,22 +341,6 @@ def _flaky(item: pytest.Item, failed: list[Path], passed: list[Path]) -> dict[st
     return info
 
 
-def _expired(allowed: dict[str, Any] | None) -> str | None:
-    """Why a flaky test is not allowed (None: it is)."""
-    if allowed is None:
-        return "not marked termsim_flaky"
-    until = allowed.get("until")
-    if until is None:
-        return None
-    try:
-        day = datetime.date.fromisoformat(until)
-    except ValueError:
-        return f"termsim_flaky until={until!r} is not a date (YYYY-MM-DD)"
-    if datetime.date.today() > day:
-        return f"termsim_flaky expired on {until}"
-    return None
-
-
 class _Summary:
     """What the run learns of flaky and shaken tests, on the process that
     reports (the xdist controller, or the only process): a plugin object, so
@@ -364,8 +356,16 @@ class _Summary:
         self.goldens: dict[str, str] = {}
         #: The test files that ran (their .screens directories are checked).
         self.test_files: set[str] = set()
+        #: (test file, function) of tests that failed or were skipped, which
+        #: may not have reached their goldens: those are not "unused".
+        self.unfinished: set[tuple[str, str]] = set()
+        #: Why --termsim-flaky=fail failed the run ("" if it did not).
+        self.failed_run = ""
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed or report.skipped:
+            function = report.nodeid.split("::")[-1].split("[")[0]
+            self.unfinished.add((str(report.fspath), function))
         if report.when != "call":
             return
         self.test_files.add(report.fspath)
@@ -398,7 +398,7 @@ class _Summary:
             return
         terminalreporter.section("termsim flaky")
         for info in self.flaky:
-            why = _expired(info["allowed"])
+            why = expired(info["allowed"])
             status = "allowed: " + info["allowed"]["reason"] if why is None else why
             terminalreporter.write_line(
                 f"{info['nodeid']}: failed, then passed on a rerun ({status})")
@@ -411,6 +411,8 @@ class _Summary:
             if info["failed"] and info["passed"]:
                 terminalreporter.write_line(
                     f"  look: termsim diff {info['passed'][0]} {info['failed'][0]}")
+        if self.failed_run:  # the last line before the counts, which show no failure
+            terminalreporter.write_line(self.failed_run, red=True, bold=True)
 
     def _golden_summary(self, terminalreporter: Any) -> None:
         counts = Counter(self.goldens.values())
@@ -436,6 +438,9 @@ class _Summary:
             path = root / test_file
             screens = path.parent / f"{path.stem}.screens"
             for golden in sorted(screens.glob("*.screen")):
+                function = golden.name.split("__")[0]
+                if (test_file, function) in self.unfinished:
+                    continue  # its test ended before it, it is not known unused
                 if os.path.realpath(golden) not in used:
                     out.append(str(_relative(golden, self.config)))
         return out
@@ -449,53 +454,20 @@ class _Summary:
                 pass
         if self.config.getoption("--termsim-flaky") != "fail":
             return
-        if any(_expired(info["allowed"]) for info in self.flaky) \
-                and session.exitstatus == pytest.ExitCode.OK:
+        failing = [info["nodeid"] for info in self.flaky if expired(info["allowed"])]
+        if failing and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-
-def _describe(paths: list[Path], config: pytest.Config) -> str:
-    out: list[str] = []
-    for path in paths:
-        shown = _relative(path, config)
-        out.append(f"recording: {shown}")
-        try:
-            recording = Recording.open(path)
-        except RecordingError as exc:
-            out.append(f"  (unreadable: {exc})")
-            continue
-        if recording.end is not None and recording.end.how == "error: not started":
-            reason = next((w.message for w in recording.of_type(Warned)), "")
-            out.append(f"  the program did not start: {reason}")
-            continue
-        failed = _failed_wait(recording)
-        if failed:
-            out.append(f"  failed wait: {failed}")
-        exit_event = next(recording.of_type(Exit), None)
-        if exit_event is not None:
-            out.append(f"  program: {describe_status(exit_event.status)} "
-                       f"at {exit_event.t:.3f} s")
-        out.append(f"  look:   termsim show {shown} --frame   |   termsim info {shown}")
-        out.append(f"  replay: termsim play {shown}   (in a test: termsim.replay({str(shown)!r}))")
-        out.append("  final screen:")
-        out.extend("    " + line for line in Playback(recording).screen_at().render().splitlines())
-    return "\n".join(out)
-
-
-def _failed_wait(recording: Recording) -> str | None:
-    """The last wait that ended badly, described."""
-    failed = [w for w in recording.waits() if w.end is not None and w.failed]
-    if not failed:
-        return None
-    w = max(failed, key=lambda w: w.end or 0.0)
-    return f"{w.predicate} ({w.outcome} after {(w.end or w.start) - w.start:.3f} s)"
+            self.failed_run = (
+                f"termsim flaky: the run fails (--termsim-flaky=fail): {len(failing)} "
+                f"test{'s' * (len(failing) > 1)} passed only on a rerun, without a "
+                f"termsim_flaky marker that allows it: {', '.join(failing[:5])}")
 
 
 def _relative(path: Path, config: pytest.Config) -> Path:
+    """``path`` as a person types it here: relative to the working directory
+    when it is under it, else absolute (a path relative to the rootdir would
+    not be found from another directory)."""
     try:
-        return path.relative_to(Path.cwd())
+        return path.absolute().relative_to(Path.cwd())
     except ValueError:
-        try:
-            return path.relative_to(Path(str(config.rootpath)))
-        except ValueError:
-            return path
+        return path.absolute()

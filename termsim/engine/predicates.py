@@ -87,8 +87,9 @@ class Predicate:
         raise NotImplementedError
 
     def explain(self, snap: Snapshot) -> str:
-        """What the screen showed instead, for an error message ("" if nothing useful)."""
-        return ""
+        """What the screen showed instead, for an error message. Never empty:
+        a predicate with nothing particular to say gets :func:`fallback`."""
+        return fallback(snap)
 
     def __and__(self, other: PredicateLike) -> Predicate:
         return All(self, as_predicate(other))
@@ -203,10 +204,10 @@ class Sequence(_OfParts):
 
     def explain(self, snap: Snapshot) -> str:
         if self._stage >= len(self.parts):
-            return ""
+            return f"all {len(self.parts)} seen, in order"
         done = "" if not self._stage else f"{self._stage} of {len(self.parts)} seen; "
         pending = self.parts[self._stage]
-        why = pending.explain(snap)
+        why = _particular(pending, snap)
         return f"{done}waiting for {pending.describe()}" + (f" ({why})" if why else "")
 
 
@@ -258,9 +259,9 @@ class All(_Compound):
 
     def explain(self, snap: Snapshot) -> str:
         return "; ".join(
-            f"not {p.describe()}" + (f" ({e})" if (e := p.explain(snap)) else "")
+            f"not {p.describe()}" + (f" ({e})" if (e := _particular(p, snap)) else "")
             for p in self.parts if not _holds(p, snap)
-        )
+        ) or fallback(snap)
 
 
 class Any(_Compound):
@@ -271,7 +272,8 @@ class Any(_Compound):
         return any(results)
 
     def explain(self, snap: Snapshot) -> str:
-        return "; ".join(e for p in self.parts if (e := p.explain(snap)))
+        return "; ".join(e for p in self.parts if (e := _particular(p, snap))) \
+            or fallback(snap)
 
 
 class Not(Predicate):
@@ -317,6 +319,23 @@ class Function(Predicate):
             return doc[0]
         name = getattr(self.fn, "__qualname__", None) or repr(self.fn)
         return f"{name}(screen) is true"
+
+
+def fallback(snap: Snapshot) -> str:
+    """What a failure says when a predicate has nothing particular to say:
+    that it was false, and where the cursor was (the screen itself is shown
+    by the error)."""
+    cur = snap.cursor
+    hidden = "" if cur.visible else ", hidden"
+    return (f"it is false on this screen (the cursor at row {cur.row}, "
+            f"column {cur.col}{hidden})")
+
+
+def _particular(p: Predicate, snap: Snapshot) -> str:
+    """``p``'s explanation, or "" if it is only :func:`fallback`'s sentence
+    (which a compound says once for all its parts)."""
+    why = p.explain(snap)
+    return "" if why == fallback(snap) else why
 
 
 def _holds(p: Predicate, snap: Snapshot) -> bool:

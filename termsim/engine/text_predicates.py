@@ -17,6 +17,37 @@ from .nearmiss import closest, worth_showing
 from .predicates import Context, Predicate
 
 
+def to_cursor(region: Region, snap: Snapshot) -> str | None:
+    """The region's text with the cursor's row read up to the cursor, the
+    blanks before it kept (``">>> "`` with the cursor after the blank), or
+    None when that is the same text (the cursor is not past its row's end).
+
+    Rows are read without their trailing blanks, which are invisible; the
+    blanks a program printed before the cursor are not, as the cursor shows
+    them, and a pattern such as ``^>>> $`` means them.
+    """
+    top, bottom, left, right = region.bounds(snap)
+    row, col = snap.cursor.row, min(snap.cursor.col, right)
+    if not top <= row < bottom or col <= left:
+        return None
+    lines = region.lines(snap)
+    upto = snap.span(row, left, col)
+    if len(upto) <= len(lines[row - top]) or upto.rstrip() != lines[row - top]:
+        return None
+    lines[row - top] = upto
+    return "\n".join(lines)
+
+
+def _padded(region: Region, snap: Snapshot) -> str:
+    """The region's text with every row's trailing blanks kept."""
+    top, bottom, left, right = region.bounds(snap)
+    return "\n".join(snap.span(r, left, right) for r in range(top, bottom))
+
+
+#: A pattern that wants a blank at the end of a row (or of the pattern).
+_BLANK_AT_END = re.compile(r"(?: |\\s|\\ |\[ \])[*+?]?(?:\$|\\Z|\\n|$)")
+
+
 def _shows(region: Region, snap: Snapshot) -> str:
     """``"the bottom row shows 'text'"``."""
     return f"{region} shows {region.text(snap).rstrip()!r}"
@@ -29,7 +60,8 @@ class _InRegion(Predicate):
 
     def explain(self, snap: Snapshot) -> str:
         if self.region.history:
-            return ""  # the transcript is the wait's, not the snapshot's
+            # The transcript is the wait's, not the snapshot's.
+            return "it is not in the text drawn since the wait's mark"
         parts = []
         whole = self.region == Region.screen()
         if not whole:
@@ -43,7 +75,7 @@ class _InRegion(Predicate):
             if elsewhere > 0:
                 parts.append(f"it is on the screen {elsewhere} time{'s' * (elsewhere > 1)} "
                              f"outside {self.region}")
-        return "; ".join(parts)
+        return "; ".join(parts) or "it is nowhere on the screen"
 
     def _near_miss(self, snap: Snapshot) -> str:
         return ""
@@ -112,7 +144,10 @@ class Text(_InRegion):
 class Regex(_InRegion):
     """The region's text matches ``pattern`` (``re.search``). Rows are joined
     with newlines, trailing blanks removed; ``^`` and ``$`` match at each row
-    (``re.MULTILINE``, unless a compiled pattern says otherwise)."""
+    (``re.MULTILINE``, unless a compiled pattern says otherwise). The
+    cursor's row may also be read up to the cursor, blanks included, so
+    ``^>>> $`` matches a ``>>> `` prompt with the cursor after its blank (and
+    ``^>>>$`` still does)."""
 
     def __init__(self, pattern: str | re.Pattern[str], region: Region | None = None) -> None:
         self.pattern = (
@@ -121,7 +156,10 @@ class Regex(_InRegion):
         self.region = region or Region.screen()
 
     def __call__(self, snap: Snapshot) -> bool:
-        return self.pattern.search(self.region.text(snap)) is not None
+        if self.pattern.search(self.region.text(snap)) is not None:
+            return True
+        extended = to_cursor(self.region, snap)
+        return extended is not None and self.pattern.search(extended) is not None
 
     def check(self, snap: Snapshot, ctx: Context) -> bool:
         if self.region.history:
@@ -130,6 +168,15 @@ class Regex(_InRegion):
 
     def describe(self) -> str:
         return f"regex /{self.pattern.pattern}/ in {self.region}"
+
+    def _near_miss(self, snap: Snapshot) -> str:
+        if self.pattern.search(_padded(self.region, snap)) is None \
+                and _BLANK_AT_END.search(self.pattern.pattern) is None:
+            return ""
+        cur = snap.cursor
+        return ("it may match only if blanks at the ends of rows count: rows are "
+                "read without them, but for the cursor's row, read up to the cursor "
+                f"(row {cur.row}, column {cur.col})")
 
     def _count(self, text: str) -> int:
         return sum(1 for _ in self.pattern.finditer(text))

@@ -6,6 +6,12 @@ recorded. The user's own terminal answers the program's queries (its answers
 arrive as keystrokes and are recorded as input), so termsim's virtual
 terminal stays silent here, and the header records that policy. The user's
 terminal modes are restored however the session ends.
+
+With stdin not a terminal (``< file``, ``< /dev/null``, a pipe, CI) the
+program is recorded without a keyboard: what stdin holds is typed into it,
+then an end of input (Ctrl-D), as ``script(1)`` does. A file or a device
+cannot be waited on (epoll refuses them) and never blocks a read, so it is
+read directly; a pipe is waited on.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import signal
+import stat
 import sys
 import termios
 import tty
@@ -20,14 +27,51 @@ import tty
 import anyio
 
 from ..emulator.terminal import QUERY_KINDS
+from ..engine.cursor_predicates import InputReady
+from ..engine.failures import ProcessExited
+from ..engine.predicates import Quiet
 from ..events import Event, Output
-from .session import spawn
+from .session import Session, spawn
+
+#: What a terminal's line discipline takes for the end of input (VEOF).
+EOF_KEY = b"\x04"
+
+
+def _stdin() -> int | None:
+    """Our stdin's descriptor, None if it is closed."""
+    try:
+        fd = sys.stdin.fileno()
+        os.fstat(fd)
+    except (AttributeError, ValueError, OSError):
+        return None
+    return fd
+
+
+def _pollable(fd: int) -> bool:
+    """Whether ``fd`` can be waited on (a pipe, a socket, a terminal): a
+    regular file or a device other than a terminal cannot, and a read of
+    one does not block."""
+    mode = os.fstat(fd).st_mode
+    return os.isatty(fd) or not (stat.S_ISREG(mode) or stat.S_ISCHR(mode)
+                                 or stat.S_ISBLK(mode))
+
+
+async def _settled(session: Session) -> None:
+    """Until the program is quiet: taking keys in raw mode, or cooked and
+    silent a little longer (there is no person to keep waiting). A wait of
+    the session's own, so the clock and the tty's mode decide, not a loop."""
+    try:
+        await session.wait_for((InputReady() & Quiet(0.1)) | Quiet(0.5), timeout=math.inf)
+    except ProcessExited:
+        pass  # it ended on its own: nothing more to say to it
 
 
 async def record_interactively(cmd: list[str], output: str, cols: int, rows: int) -> int | None:
-    stdin = sys.stdin.fileno()
+    stdin = _stdin()
     stdout = sys.stdout.fileno()
-    saved = termios.tcgetattr(stdin) if os.isatty(stdin) else None
+    #: Our stdin when a person types at it (a terminal), else None.
+    keyboard = stdin if stdin is not None and os.isatty(stdin) else None
+    saved = termios.tcgetattr(keyboard) if keyboard is not None else None
     # The user's terminal answers queries; two answers would confuse the program.
     session = spawn(cmd, cols=cols, rows=rows, record=output,
                     policy=dict.fromkeys(QUERY_KINDS, "ignore"))
@@ -39,12 +83,23 @@ async def record_interactively(cmd: list[str], output: str, cols: int, rows: int
     session.listeners.append(show)
 
     async def pump_keys() -> None:
-        while True:
-            await anyio.wait_readable(stdin)
-            data = os.read(stdin, 1 << 16)
-            if not data:
-                return  # end of input: the program decides what happens next
-            await session.send(data)
+        if stdin is not None:
+            pollable = _pollable(stdin)
+            while True:
+                if pollable:
+                    await anyio.wait_readable(stdin)
+                data = os.read(stdin, 1 << 16)
+                if not data:
+                    break
+                await session.send(data)
+        if keyboard is None:
+            # No person at a keyboard will ever type more: say so to the
+            # program, as script(1) does, so that a shell or a REPL ends;
+            # once it has taken what came before (a cooked-mode end of input
+            # is lost when a line editor then switches to raw mode).
+            await _settled(session)
+            await session.send(EOF_KEY)
+        # At the end of a keyboard's input, the program decides what happens.
 
     async def follow_resizes() -> None:
         with anyio.open_signal_receiver(signal.SIGWINCH) as signals:
@@ -54,15 +109,15 @@ async def record_interactively(cmd: list[str], output: str, cols: int, rows: int
 
     try:
         async with session:
-            if saved is not None:
-                tty.setraw(stdin)
+            if keyboard is not None:
+                tty.setraw(keyboard)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(pump_keys)
-                if saved is not None:
+                if keyboard is not None:
                     tg.start_soon(follow_resizes)
                 status = await session.wait_exit(timeout=math.inf)
                 tg.cancel_scope.cancel()
     finally:
-        if saved is not None:
-            termios.tcsetattr(stdin, termios.TCSADRAIN, saved)
+        if keyboard is not None and saved is not None:
+            termios.tcsetattr(keyboard, termios.TCSADRAIN, saved)
     return status

@@ -146,7 +146,9 @@ class SessionDiff:
             parts.append('<div class="pair">')
             for label, screen in (("A", self.first.screen_a), ("B", self.first.screen_b)):
                 text = screen.render() if screen is not None else "(no screen)"
-                parts.append(f"<div><h2>{label}</h2><pre>{escape(text)}</pre></div>")
+                # Line by line: escaping cleans control characters, newlines too.
+                shown = "\n".join(escape(line) for line in text.split("\n"))
+                parts.append(f"<div><h2>{label}</h2><pre>{shown}</pre></div>")
             parts.append("</div>")
         if self.output:
             parts.append(f"<p>First output that differs: {escape(self.output)}</p>")
@@ -219,16 +221,17 @@ def _end(anchor: Anchor) -> float:
 
 def _first(pairs: list[tuple[Anchor | None, Anchor | None]], pa: Playback,
            pb: Playback) -> Divergence | None:
-    for left, right in pairs:
+    for k, (left, right) in enumerate(pairs):
         if left is None or right is None:
             only = left or right
             assert only is not None
             run = "A" if left is not None else "B"
             what = f"only {run} has {only} at {only.t:.3f} s"
-            return Divergence(what, _end(left) if left else None,
-                              _end(right) if right else None,
-                              _screen_at(pa, _end(left) if left else None),
-                              _screen_at(pb, _end(right) if right else None))
+            # The run without it is shown where it was then: at the end of
+            # its last step before (its screen did not stop existing).
+            at_a = _end(left) if left else _before(pairs, k, 0)
+            at_b = _end(right) if right else _before(pairs, k, 1)
+            return Divergence(what, at_a, at_b, _screen_at(pa, at_a), _screen_at(pb, at_b))
         if left.wait is not None and right.wait is not None \
                 and left.wait.outcome != right.wait.outcome:
             what = (f"wait for {left.key}: {left.wait.outcome} in A, "
@@ -236,6 +239,13 @@ def _first(pairs: list[tuple[Anchor | None, Anchor | None]], pa: Playback,
             return Divergence(what, _end(left), _end(right), _screen_at(pa, _end(left)),
                               _screen_at(pb, _end(right)))
     return None
+
+
+def _before(pairs: list[tuple[Anchor | None, Anchor | None]], k: int, side: int) -> float:
+    """When one run (``side`` 0: A, 1: B) finished its last step before
+    ``pairs[k]`` (0.0: it had none)."""
+    return max((_end(anchor) for pair in pairs[:k] if (anchor := pair[side]) is not None),
+               default=0.0)
 
 
 def _screen_at(playback: Playback, t: float | None) -> Snapshot | None:
@@ -308,6 +318,8 @@ def _side_by_side(a: Snapshot | None, b: Snapshot | None) -> list[str]:
     pairs = [(r, (rows_a[r:r + 1] or [""])[0], (rows_b[r:r + 1] or [""])[0])
              for r in range(count)]
     differing = [(r, left, right) for r, left, right in pairs if left != right]
+    if not differing:
+        return ["(no row differs: the two screens are the same)"]
     width = min(max([len(left) for _, left, _ in differing] + [10]), 60)
     out = [f"row {r:3}  {left[:width]:<{width}} │ {right[:width]}"
            for r, left, right in differing[:SCREEN_ROWS]]

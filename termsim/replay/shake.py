@@ -70,9 +70,15 @@ class Shaker:
     body: Callable[[], None]
     #: For reports: how to name the test, and where a person should look.
     name: str = "the test"
+    #: For reports: how to name each of ``paths`` (default: as given). The
+    #: files are opened by ``paths``, which a caller makes absolute so that
+    #: they are found from any working directory.
+    shown: Sequence[str] | None = None
 
     def __post_init__(self) -> None:
         self.recordings = [Recording.open(p) for p in self.paths]
+        self.names = [os.fspath(p) for p in self.paths] if self.shown is None \
+            else list(self.shown)
         self.runs = 0
         #: Variants tried by :meth:`shake` (not counting shrinking).
         self.tried = 0
@@ -141,17 +147,16 @@ class Shaker:
         lines = [f"{self.name} passed live, but fails on variant {seed} of {count} of its "
                  "recorded sessions (a way its output could have arrived).",
                  f"  the smallest variant that still fails ({self.runs} runs to find it):"]
-        for k, (path, variant) in enumerate(zip(self.paths, variants, strict=True)):
+        for k, (path, variant) in enumerate(zip(self.names, variants, strict=True)):
             if not variant:
                 continue
-            where = f"session {k + 1} ({os.fspath(path)})" if len(variants) > 1 \
-                else os.fspath(path)
+            where = f"session {k + 1} ({path})" if len(variants) > 1 else path
             lines.append(f"    {where}: {variant}")
             lines += [f"      - {d}" for d in variant.describe(self.recordings[k].events)]
         lines.append("  replay it:")
-        for path, variant in zip(self.paths, variants, strict=True):
+        for path, variant in zip(self.names, variants, strict=True):
             if variant or len(variants) == 1:
-                lines.append(f"    termsim.replay({os.fspath(path)!r}, "
+                lines.append(f"    termsim.replay({path!r}, "
                              f"perturb={str(variant)!r})")
         lines.append("  the failure:")
         lines += ["    " + line for line in describe_error(error).splitlines()]
