@@ -200,7 +200,7 @@ class Engine:
         replies = apply_to_terminal(self.terminal, Output(t, piece))
         self._track_cursor(t)
         if (closed and not self.terminal.synchronized) or self._frame_closed(t):
-            self._evaluate(settled=True)
+            self._evaluate(settled=True, now=t)
         return replies
 
     def _track_cursor(self, t: float) -> None:
@@ -270,22 +270,27 @@ class Engine:
         """The screen now, with what the source knows of the tty mode."""
         return self.terminal.screen.with_input_ready(self.source.input_ready())
 
-    def _context(self, since: Mark | None = None) -> Context:
-        return Context(self.source.now(), self.last_output, lambda: self.transcript(since))
+    def _context(self, since: Mark | None = None, now: float | None = None) -> Context:
+        return Context(self.source.now() if now is None else now, self.last_output,
+                       lambda: self.transcript(since))
 
     def notify(self) -> None:
         """Re-evaluate pending waits (the tty mode or the time may have changed)."""
         self._evaluate(settled=False)
 
-    def _evaluate(self, *, settled: bool) -> None:
+    def _evaluate(self, *, settled: bool, now: float | None = None) -> None:
         """Evaluate pending waits against the current screen.
 
         ``settled``: the screen is complete (a frame edge, a resize...);
         otherwise it counts only if no frame is open or it has settled.
+        ``now``: the time of the output that made the screen (a live source
+        may apply it a little after reading it; a replay applies it at that
+        time), so both judge a screen at the same moment.
         """
         if not self._waits:
             return
-        now = self.source.now()
+        if now is None:
+            now = self.source.now()
         generation = self.terminal.generation
         if not settled and generation > self._settled and not self._frame_closed(now):
             due = self._settle_due()
@@ -300,7 +305,7 @@ class Engine:
             self.film.screen(now, snap)
         for wait in list(self._waits):
             if not wait.event.is_set():
-                self._check(wait, snap, self._context(wait.since), now, fresh_screen)
+                self._check(wait, snap, self._context(wait.since, now), now, fresh_screen)
 
     def _check(self, wait: Wait, snap: Snapshot, ctx: Context, now: float,
                fresh_screen: bool) -> None:

@@ -110,6 +110,10 @@ class PtySource:
         self.fd = -1
         self._pidfd = -1
         self._t0 = 0.0
+        #: Deadlines waits sleep towards (``run_until``), and the last time
+        #: ``now()`` said, which it never goes back from.
+        self._sleepers: list[float] = []
+        self._last_now = 0.0
         self._tty_raw: bool | None = None
         self._write_lock = anyio.Lock()
         self._tg: anyio.abc.TaskGroup | None = None
@@ -126,10 +130,25 @@ class PtySource:
     # -- the Source protocol (for the engine) ------------------------------------
 
     def now(self) -> float:
-        # The system's monotonic clock, not anyio.current_time(): that looks
-        # the backend up at each call (a hot path), and only durations ever
-        # reach anyio (move_on_after), so the two need not be the same clock.
-        return time.monotonic() - self._t0
+        """The session clock: the system's monotonic clock, held at the
+        earliest deadline a wait is sleeping towards until that wait has
+        looked (``run_until``).
+
+        A replay never applies an event recorded after a wait's deadline
+        before the wait has looked at the screen of that deadline; a live
+        wait whose task runs late would, and decide on a later screen (a
+        golden written live with the toolbar, from the replay without it).
+        Holding the clock makes output read late carry the deadline's time,
+        in the screen the wait sees and in the recording alike, so the
+        replay decides the same. (Not anyio.current_time(): that looks the
+        backend up at each call, and only durations ever reach anyio.)"""
+        t = time.monotonic() - self._t0
+        if self._sleepers:
+            t = min(t, min(self._sleepers))
+        if t < self._last_now:
+            t = self._last_now
+        self._last_now = t
+        return t
 
     def _stamp(self) -> float:
         return stamp(self.now())
@@ -150,9 +169,19 @@ class PtySource:
         return lflag(self.fd) if self.fd >= 0 else None
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+        self._sleepers.append(deadline)
+        try:
+            await self._run_until(event, deadline, poll)
+        finally:
+            self._sleepers.remove(deadline)
+
+    async def _run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
         while not event.is_set():
-            remaining = deadline - self.now()
+            remaining = deadline - (time.monotonic() - self._t0)
             if remaining <= 0:
+                # What came in meanwhile, read while the clock still says
+                # ``deadline``: the wait looks at it now, as a replay would.
+                self.drain()
                 return
             if not poll:
                 with anyio.move_on_after(remaining):
@@ -179,6 +208,7 @@ class PtySource:
         self.proc = child
         self.fd = child.fd
         self._t0 = time.monotonic()
+        self._last_now = 0.0
         try:
             await anyio.lowlevel.checkpoint_if_cancelled()
             leader = child.pid
