@@ -4,16 +4,43 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from termsim import Driver, Regex
 
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 EXAMPLE = [sys.executable, str(ROOT / "examples" / "agent_repl.py")]
+
+# A background job of a shell script (`pytest ... &`, nohup) starts with
+# SIGINT ignored, and every program it starts inherits that, through termsim's
+# spawn: a program cannot even trap a signal ignored on entry, so Ctrl-C (the
+# tests that press it) would interrupt nothing. A terminal starts its programs
+# with the default; so does this suite, however it was started.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# Hypothesis: two profiles, chosen by TERMSIM_HYPOTHESIS_PROFILE. "ci" (the
+# default, what the README's test command runs) tries a quarter of each
+# test's examples, so the suite runs in a minute; "full" tries them all:
+#     TERMSIM_HYPOTHESIS_PROFILE=full python -m pytest -n 4
+# Neither has a deadline or the too_slow health check: both are wall-clock
+# limits, which a loaded machine breaks without anything being wrong.
+_UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("full", max_examples=100, **_UNTIMED)
+settings.register_profile("ci", max_examples=25, **_UNTIMED)
+settings.load_profile(os.environ.get("TERMSIM_HYPOTHESIS_PROFILE", "ci"))
+
+
+def examples(full: int) -> int:
+    """How many examples a property test with ``full`` examples tries under
+    the loaded profile: all of them with "full", a quarter with "ci"."""
+    return max(10, full * settings.default.max_examples // 100)
 
 
 @pytest.fixture(params=["asyncio", "trio"])

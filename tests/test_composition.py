@@ -93,7 +93,8 @@ async def test_a_program_that_reads_nothing_fails_the_write_with_the_screen() ->
     # The program puts its tty in raw mode (where a full input queue blocks the
     # writer, where a cooked one drops the excess) and never reads it.
     program = [sys.executable, "-c", "import time, tty; tty.setraw(0); "
-               "print('deaf', flush=True); time.sleep(60)"]
+               "print('deaf', flush=True); "
+               "time.sleep(60)"]  # sync-ok: the program idles, it is no wait of the test
     async with termsim.spawn(program, write_timeout=0.3, record=False) as term:
         await term.wait_for(Text("deaf"), timeout=10)
         with pytest.raises(WaitTimeout) as info:

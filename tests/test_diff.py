@@ -19,12 +19,13 @@ TOOLBAR = Region.row(-1)
 PROMPT = CursorAfter("❯ ") & InputReady()
 
 
-async def boot(env: dict[str, str], path: Path) -> None:
-    """One test body, run against a server that starts and one that hangs."""
+async def boot(env: dict[str, str], path: Path, timeout: float) -> None:
+    """One test body, run against a server that starts and one that hangs
+    (which waits out the timeout: a short one; the other must not race it)."""
     async with termsim.spawn(EXAMPLE, env=env, record=path) as term:
         await term.wait_for(Text("state: booting", region=TOOLBAR), timeout=30)
         try:
-            await term.wait_for(PROMPT, timeout=1.5)
+            await term.wait_for(PROMPT, timeout=timeout)
         except WaitTimeout:
             return
         await term.press("ctrl+d")
@@ -40,8 +41,8 @@ async def test_diff_names_the_first_wait_that_differed_and_the_row_that_shows_wh
     configured_env: dict[str, str], runs: tuple[Path, Path],
 ) -> None:
     green, red = runs
-    await boot(configured_env, green)
-    await boot({**configured_env, "AGENT_REPL_BOOT_HANG": "1"}, red)
+    await boot(configured_env, green, timeout=30)
+    await boot({**configured_env, "AGENT_REPL_BOOT_HANG": "1"}, red, timeout=1.5)
     result = diff(green, red)
     assert result.first is not None
     assert result.first.what == (

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from differential import (
     KNOWN_DIFFERENCES,
     SUSPECTED_BUGS,
@@ -47,9 +48,11 @@ from differential import (
 from tmux_pane import tmux_available, tmux_server
 
 #: One test per seed (xdist spreads them); each runs ``PROGRAMS`` programs,
-#: about 2 s on one core: 160 programs in all, shrinks included.
+#: about 2 s on one core: 160 programs in all, shrinks included, with the
+#: "full" Hypothesis profile; the "ci" profile (the default) runs half of
+#: each seed's programs (``conftest.examples``), the same ones first.
 SEEDS = range(8)
-PROGRAMS = 20
+PROGRAMS = examples(20)
 #: Runs one shrink may take: enough for every program here, bounded anyway.
 BUDGET = 300
 

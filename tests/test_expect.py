@@ -243,6 +243,11 @@ def test_goldens_are_written_checked_and_rewritten(
 ) -> None:
     _suite(pytester, monkeypatch)
     screens = pytester.path / "test_app.screens"
+    # A golden no test uses: a run of the whole file lists it; a run of some
+    # of its tests (-k) cannot tell, and says nothing.
+    screens.mkdir()
+    (screens / "test_gone__old.screen").write_text("screen 1x1\n| |\n")
+    unused = "termsim golden not used by any test: *test_gone__old.screen"
     # 1. No goldens yet: the run fails and says how to write them.
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=2)
@@ -259,12 +264,15 @@ def test_goldens_are_written_checked_and_rewritten(
     assert "|{1:❯ }hello " in reply and "assistant: done (5 chars)" in reply
     assert "{1}: fg=cyan" in reply
     assert (screens / "test_fullscreen__start.screen").read_text().startswith("screen 60x12")
-    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines([unused])
     # 4. The app's text changes: a readable diff.
     monkeypatch.setenv("WORD", "howdy")
     result = pytester.runpytest("-p", "no:randomly", "-k", "repl")
     result.assert_outcomes(failed=1)
     text = result.stdout.str()
+    assert "not used" not in text
     assert "ScreenMismatch: the screen never matched the screen in" in text
     assert re.search(r"! +\d+ +\|\{1:❯ \}hello +\| +\|\{1:❯ \}howdy", text)
     # 5. A style changes (another theme): the legend says how.
@@ -278,21 +286,6 @@ def test_goldens_are_written_checked_and_rewritten(
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["termsim goldens: 1 updated, 1 unchanged (--termsim-update)"])
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
-
-
-def test_goldens_no_test_used_are_listed(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    _suite(pytester, monkeypatch)
-    pytester.runpytest("-p", "no:randomly", "--termsim-update").assert_outcomes(passed=2)
-    stale = pytester.path / "test_app.screens" / "test_gone__old.screen"
-    stale.write_text("screen 1x1\n| |\n")
-    result = pytester.runpytest("-p", "no:randomly")
-    result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["termsim golden not used by any test: *test_gone__old.screen"])
-    # A run of some tests only cannot tell: it says nothing.
-    result = pytester.runpytest("-p", "no:randomly", "-k", "repl")
-    assert "not used" not in result.stdout.str()
 
 
 async def test_ipython_screen(tmp_path: Path) -> None:

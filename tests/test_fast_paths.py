@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import pairwise
 
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -171,7 +172,7 @@ RUN_STREAMS = st.tuples(st.lists(_FRAME, min_size=1, max_size=4), st.integers(1,
 
 
 @given(reads=LINE_READS, size=SIZES)
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=examples(150), deadline=None, database=None)
 def test_kept_text_rows_draw_what_the_plain_path_draws(
     reads: list[bytes], size: tuple[int, int],
 ) -> None:
@@ -179,7 +180,7 @@ def test_kept_text_rows_draw_what_the_plain_path_draws(
 
 
 @given(data=SEGMENT_STREAMS, size=WIDE, cuts=CUTS)
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=examples(150), deadline=None, database=None)
 def test_kept_segments_draw_what_fresh_cells_draw(
     data: bytes, size: tuple[int, int], cuts: list[float],
 ) -> None:
@@ -188,7 +189,7 @@ def test_kept_segments_draw_what_fresh_cells_draw(
 
 
 @given(data=RUN_STREAMS, size=SIZES, cuts=CUTS)
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=examples(150), deadline=None, database=None)
 def test_fused_runs_do_what_their_parts_do_one_by_one(
     data: bytes, size: tuple[int, int], cuts: list[float],
 ) -> None:
@@ -197,7 +198,7 @@ def test_fused_runs_do_what_their_parts_do_one_by_one(
 
 
 @given(data=RUN_STREAMS, size=SIZES, cuts=CUTS)
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=examples(150), deadline=None, database=None)
 def test_kept_queries_answer_as_queries_parsed_again(
     data: bytes, size: tuple[int, int], cuts: list[float],
 ) -> None:
@@ -206,7 +207,7 @@ def test_kept_queries_answer_as_queries_parsed_again(
 
 
 @given(data=st.one_of(LINE_STREAMS, SEGMENT_STREAMS, RUN_STREAMS), size=SIZES, cuts=CUTS)
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=examples(150), deadline=None, database=None)
 def test_every_fast_path_on_draws_what_all_off_byte_by_byte_draws(
     data: bytes, size: tuple[int, int], cuts: list[float],
 ) -> None:

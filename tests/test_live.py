@@ -98,10 +98,13 @@ async def test_cpr_ignored_toolbar_never_appears_and_the_error_shows_the_screen(
 ) -> None:
     async with termsim.spawn(EXAMPLE, env=configured_env, cpr="ignore") as term:
         await term.wait_for(Text("Starting the local server"), timeout=30)
+        # A wait that must time out: short, so that it ends well before
+        # prompt_toolkit gives up on the CPR (2 s after asking) and draws the
+        # toolbar anyway, however late this test saw the program's first line.
         with pytest.raises(WaitTimeout) as info:
-            await term.wait_for(Text("state:", region=TOOLBAR), timeout=1.5)
+            await term.wait_for(Text("state:", region=TOOLBAR), timeout=0.5)
         message = str(info.value)
-        assert "timed out after 1.5 s waiting for text 'state:' in the bottom row" in message
+        assert "timed out after 0.5 s waiting for text 'state:' in the bottom row" in message
         assert "Starting the local server..." in message  # the screen is shown
         assert re.search(r"^\s+23 │", message, re.MULTILINE) is None  # blank rows folded
         assert "ESC[6n (cursor position report) at output byte" in message
@@ -123,7 +126,6 @@ async def test_cpr_answered_late_draws_the_toolbar_late(configured_env: dict[str
 async def test_process_exit_fails_a_pending_wait_at_once() -> None:
     async with termsim.spawn(["sh", "-c", "echo going; read x; exit 3"]) as term:
         await term.wait_for(Text("going"), timeout=10)
-        start = anyio.current_time()
 
         async def stop_soon() -> None:
             await term.wait_for(InputReady() | Text("going"), timeout=10)
@@ -131,9 +133,9 @@ async def test_process_exit_fails_a_pending_wait_at_once() -> None:
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(stop_soon)
+            # ProcessExited, not WaitTimeout: the exit ended the wait, not its timeout.
             with pytest.raises(ProcessExited) as info:
                 await term.wait_for(Text("never printed"), timeout=60)
-        assert anyio.current_time() - start < 10
         assert info.value.status == 3
         assert "going" in info.value.snapshot.text
         assert "exit status 3" in str(info.value)
@@ -159,7 +161,7 @@ async def test_leaving_the_block_ends_a_stubborn_process_tree() -> None:
 
 async def test_cancellation_ends_the_process_tree() -> None:
     pids: list[int] = []
-    with anyio.move_on_after(5) as scope:
+    with anyio.CancelScope() as scope:
         async with termsim.spawn(program("stubborn.py")) as term:
             pids = await stubborn_pids(term)
             scope.cancel()

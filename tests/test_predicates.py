@@ -346,8 +346,8 @@ def test_Text_explain_shows_the_region_text() -> None:
     )
 
 
-def test_Text_explain_is_empty_for_the_whole_screen() -> None:
-    assert Text("awake").explain(PROMPT) == ""
+def test_Text_explain_on_the_whole_screen_says_it_is_absent() -> None:
+    assert Text("awake").explain(PROMPT) == "it is nowhere on the screen"
 
 
 def test_CursorAt_and_CursorAfter_explain_the_cursor() -> None:

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_readme_example_test_passes(tmp_path: Path) -> None:
+def test_the_readme_example_test_passes(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     readme = (ROOT / "README.md").read_text()
     block = re.search(r"## A test\n\n```python\n(.*?)```", readme, re.S)
     assert block, "README.md has no '## A test' python block"
-    (tmp_path / "test_from_readme.py").write_text(block.group(1))
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         f"--rootdir={tmp_path}", str(tmp_path / "test_from_readme.py")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
-    assert "2 passed" in result.stdout  # asyncio and trio
+    path = pytester.makepyfile(test_from_readme=block.group(1))
+    # As a reader runs it: from the checkout (it starts examples/agent_repl.py),
+    # with only the plugins installed, no conftest of ours. In this process:
+    # a new interpreter would only add its start-up.
+    monkeypatch.chdir(ROOT)
+    result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider",
+                                          f"--rootdir={pytester.path}", str(path))
+    assert result.ret == 0, result.stdout.str()[-3000:] + result.stderr.str()[-2000:]
+    result.assert_outcomes(passed=2)  # asyncio and trio

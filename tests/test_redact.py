@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,7 +33,7 @@ def test_Redactor_replaces_strings_and_regexes() -> None:
     assert r.data(b"hunter2\r") == REDACTED.encode() + b"\r"
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=examples(200), deadline=None, database=None)
 @given(st.lists(st.integers(min_value=0, max_value=80), max_size=6), st.binary(max_size=20))
 def test_Redactor_catches_a_secret_split_anywhere(cuts: list[int], noise: bytes) -> None:
     data = b"before " + noise + SECRET.encode() + b" \xe2\x9d\xaf after" + noise

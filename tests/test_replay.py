@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 import termsim
@@ -28,15 +28,24 @@ async def test_passing_session_replays_to_exit_status_0() -> None:
         assert not term.divergences
 
 
-async def test_boot_hang_replays_to_the_same_timeout_in_milliseconds() -> None:
+async def test_boot_hang_replays_to_the_same_timeout_in_milliseconds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     recording = termsim.Recording.open(RECORDINGS / "boot-hang.tsr")
     assert recording.duration >= HANG_TIMEOUT
-    started = time.perf_counter()
+    # In milliseconds because on the replay's virtual clock: it reaches the
+    # timeout without ever sleeping (the one way a replay waits real time).
+    slept: list[float] = []
+
+    async def no_sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(anyio, "sleep", no_sleep)
     async with termsim.replay(RECORDINGS / "boot-hang.tsr") as term:
         with pytest.raises(WaitTimeout) as info:
             await boot_hang(term)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 0.2, elapsed
+        assert term.now() >= HANG_TIMEOUT
+    assert slept == []
     assert info.value.timeout == HANG_TIMEOUT
     assert "Starting the local server..." in info.value.snapshot.text
     assert "state: booting" in info.value.snapshot.lines[-1]

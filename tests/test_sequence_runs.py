@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from helpers import feed_chunks, feed_split, query_log
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -119,7 +120,7 @@ PARTS = [
 ]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.sampled_from(PARTS), min_size=1, max_size=14))
 @example(["\x1b[?25l", "\x1b[?25$p", "\x1b[?25h"])  # a query between two switches
 @example(["\x1b[?25h", "\x1b[0m", "\x1b[?25l", "\x1b[1;31m", "\x1b[?25h"])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,7 +92,7 @@ def test_variants_are_described_in_words() -> None:
 
 
 @given(st.lists(st.binary(min_size=1, max_size=20), min_size=1, max_size=8), st.integers())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_any_variant_of_any_output_keeps_the_bytes(chunks: list[bytes], seed: int) -> None:
     events: list[Event] = [Output(i * 0.05, c) for i, c in enumerate(chunks)]
     shaken = random_variant(events, random.Random(seed)).apply(events)
@@ -122,7 +122,9 @@ import pytest
 import termsim
 from termsim import Text
 
-PROGRAM = ("import sys, time; sys.stdout.write('step 1 of 2\\\\r\\\\nstep 2 of 2: done\\\\r\\\\n');"
+# Each run of the program leaves a line in ./runs (pytester's directory).
+PROGRAM = ("import sys, time; open('runs', 'a').write('run\\\\n');"
+           "sys.stdout.write('step 1 of 2\\\\r\\\\nstep 2 of 2: done\\\\r\\\\n');"
            "sys.stdout.flush(); time.sleep(60)")  # sync-ok: a program that idles
 
 @pytest.fixture
@@ -141,12 +143,15 @@ def test_shake_finds_a_race_that_passes_live_and_names_the_split(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_steps=STEPS)
+    runs = pytester.path / "runs"
     for _ in range(5):  # one write() arrives in one read: the test passes live
         assert pytester.runpytest("-p", "no:cacheprovider").ret == 0
-    started = time.monotonic()
+    assert runs.read_text().count("run") == 5
     result = pytester.runpytest("-p", "no:cacheprovider", "--termsim-shake=50")
-    assert time.monotonic() - started < 10
     assert result.ret == 1
+    # One live run; the 50 variants (and the shrinking) replay its recording,
+    # on the replay's virtual clock: the program never runs again.
+    assert runs.read_text().count("run") == 6
     text = result.stdout.str()
     assert "passed live, but fails on variant" in text
     # Shrunk to one split, anywhere between the end of "step 1 of 2" and the
@@ -179,10 +184,11 @@ def test_the_example_tests_survive_shaking(pytester: pytest.Pytester) -> None:
         'Path(__file__).with_name("agent_repl.py")',
         f'Path({str(ROOT / "examples" / "agent_repl.py")!r})')
     pytester.makepyfile(test_agent=source)
-    result = pytester.runpytest("-p", "no:cacheprovider", "--termsim-shake=20",
+    variants = examples(20)  # 20 with the "full" Hypothesis profile, 10 with "ci"
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--termsim-shake={variants}",
                                 "-k", "two_turns")
     assert result.ret == 0, result.stdout.str()[-3000:]
-    assert "2 passing tests ran 40 variants" in result.stdout.str()
+    assert f"2 passing tests ran {2 * variants} variants" in result.stdout.str()
 
 
 def test_spawn_fails_under_shake_as_it_failed_live(pytester: pytest.Pytester) -> None:

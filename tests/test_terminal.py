@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import pyte
 import pytest
+from conftest import examples
 from helpers import COLS, ROWS, feed_chunks, feed_split, query_log
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termsim import QUERY_KINDS, Modes, Query, Snapshot, Terminal
 from termsim.emulator import queries as _queries
+from termsim.emulator.sgr import StyledChar
 from termsim.emulator.terminal import printable
 
 ESC = b"\x1b"
@@ -470,18 +472,23 @@ def test_SGR_colours(sgr: bytes, fg: str, bg: str) -> None:
     assert (style.fg, style.bg) == (fg, bg)
 
 
-@pytest.mark.parametrize("sgr", [b"58:2::1:2:3", b"58:5:3", b"58:2:4:5:7"])
-def test_SGR_underline_colour_changes_no_other_attribute(sgr: bytes) -> None:
+@pytest.mark.parametrize(("sgr", "colour"), [
+    (b"58:2::1:2:3", "010203"), (b"58:5:3", "cdcd00"), (b"58:2:4:5:7", "040507"),
+    (b"58;2;1;2;3", "010203"), (b"58;5;3", "cdcd00"),  # xterm's form, as for 38
+])
+def test_SGR_underline_colour_changes_no_other_attribute(sgr: bytes, colour: str) -> None:
     # The numbers inside 58:... are colour values, not SGR codes (3 is italic).
     term, _ = feed_split(b"\x1b[4;" + sgr + b"mX")
     style = term.screen.cell(0, 0).style
     assert style.underline
-    assert not (style.italic or style.bold or style.blink or style.reverse)
+    assert not (style.italic or style.bold or style.blink or style.reverse or style.dim)
+    assert (style.underline_colour, style.fg, style.bg) == (colour, "default", "default")
 
 
 def test_SGR_colon_underline_styles() -> None:
     term, _ = feed_split(b"\x1b[4:3mA\x1b[4:0mB")
     assert term.screen.cell(0, 0).style.underline  # curly is still underlined
+    assert term.screen.cell(0, 0).style.underline_style == "curly"
     assert not term.screen.cell(0, 1).style.underline
 
 
@@ -508,22 +515,52 @@ _SGR_CODES = st.sampled_from(
     st.lists(st.lists(_SGR_CODES, max_size=8), min_size=1, max_size=6),
     st.booleans(),
 )
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=examples(300), deadline=None, database=None)
 def test_SGR_sets_what_pyte_sets(sequences: list[list[int]], reverse_video: bool) -> None:
-    # termsim's SGR (termsim/_sgr.py) is a memoised port of pyte's
+    # termsim's SGR (termsim/emulator/sgr.py) is a memoised port of pyte's
     # select_graphic_rendition: each sequence, applied twice (the memos and
-    # the per-sequence shortcut), must leave the pen as pyte leaves it.
+    # the per-sequence shortcut), must leave the pen as pyte leaves it, and
+    # the attributes pyte drops as xterm sets them (_beyond_pyte).
     # Under DECSCNM the pen holds what is shown: pyte's reverse, inverted.
     term = Terminal(COLS, ROWS)
     screen = pyte.Screen(COLS, ROWS)
     if reverse_video:
         term.feed(b"\x1b[?5h")
+    extra: dict[str, bool | str | None] = {"dim": False, "invisible": False, "underline": None}
     for values in sequences + sequences:
         term.feed(b"\x1b[" + ";".join(map(str, values)).encode() + b"m")
         screen.select_graphic_rendition(*values)
+        _beyond_pyte(values or [0], extra)
         pen = screen.cursor.attrs
-        shown = pen._replace(reverse=pen.reverse != reverse_video)
-        assert term._screen.cursor.attrs == shown, values
+        shown = pen._replace(reverse=pen.reverse != reverse_video,
+                             underscore=extra["underline"] is not None)
+        if extra["dim"] or extra["invisible"] or extra["underline"]:
+            shown = StyledChar(*shown, extra["dim"], extra["invisible"], extra["underline"] or "")
+        got = term._screen.cursor.attrs
+        assert (type(got), got) == (type(shown), shown), values
+
+
+def _beyond_pyte(values: list[int], extra: dict[str, bool | str | None]) -> None:
+    """What xterm's SGR sets that pyte does not keep: dim, invisible, and the
+    underline (None, "" for single, "double"), the parameters read as pyte
+    reads them (a colour's numbers are no codes)."""
+    i = 0
+    while i < len(values):
+        code = values[i]
+        i += 1
+        if code in (38, 48):
+            mode = values[i] if i < len(values) else -1
+            i += {5: 2, 2: 4}.get(mode, 1)  # the mode, and the colour's numbers
+        elif code == 0:
+            extra.update(dim=False, invisible=False, underline=None)
+        elif code in _XTERM_ONLY:
+            extra.update(_XTERM_ONLY[code])
+
+
+_XTERM_ONLY: dict[int, dict[str, bool | str | None]] = {
+    2: {"dim": True}, 22: {"dim": False}, 8: {"invisible": True}, 28: {"invisible": False},
+    4: {"underline": ""}, 21: {"underline": "double"}, 24: {"underline": None},
+}
 
 
 @pytest.mark.parametrize("params", [
@@ -1052,7 +1089,7 @@ RECOVER = b"\x18\x1b\\\x0f\r\nEND-MARKER"
 
 
 @given(st.one_of(st.binary(max_size=300), spliced))
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=examples(300), deadline=None, database=None)
 def test_Terminal_fuzz_never_raises_and_recovers(data: bytes) -> None:
     term = Terminal(80, 24)
     term.feed(data)
@@ -1063,7 +1100,7 @@ def test_Terminal_fuzz_never_raises_and_recovers(data: bytes) -> None:
 
 
 @given(spliced, st.lists(st.integers(min_value=0, max_value=200), max_size=6))
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=examples(300), deadline=None, database=None)
 def test_Terminal_fuzz_chunking_changes_nothing(data: bytes, cuts: list[int]) -> None:
     points = sorted({min(c, len(data)) for c in cuts})
     chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
