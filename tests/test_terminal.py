@@ -258,7 +258,7 @@ SAMPLE_REQUESTS: dict[str, bytes] = {
 }
 #: The kinds termsim has no answer for yet: logged as "unsupported".
 UNSUPPORTED = {
-    "da3", "kitty-keyboard", "osc-palette", "dsr-other", "decdsr-other",
+    "da3", "kitty-keyboard", "dsr-other", "decdsr-other",
     *(f"xtwinops {op}" for op in (11, 13, 20, 21)),
 }
 #: The kinds QUERY_KINDS listed before the table existed.

@@ -28,6 +28,7 @@ from .queries import (
     printable,
 )
 from .screen import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, TermScreen
+from .screen_margins import DECLRMM
 from .sgr import Sgr, SgrAction, true_colour
 from .sgr import ints as _ints
 from .tokenizer import Parser
@@ -41,14 +42,14 @@ _UNDERSTOOD_PRIVATE_MODES = KNOWN_PRIVATE_MODES | _INERT_PRIVATE_MODES
 
 #: Private modes that are only a flag in the screen's ``mode`` (DECTCEM also
 #: shows or hides the cursor): no buffer switch, no homing, no resize.
-_FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 1047, 1048, 1049}
+_FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 69, 1047, 1048, 1049}
 
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 
 # OSC codes that are understood and have nothing to do with the screen.
 _IGNORED_OSC = frozenset(
-    {"4", "7", "8", "9", "22", "50", "52", "104", "110", "111", "112", "133", "633",
-     "697", "777", "1337"}
+    {"7", "8", "9", "22", "50", "52", "110", "111", "112", "133", "633", "697", "777",
+     "1337"}
 )
 
 #: Which query a CSI sequence is, where its private marker and final byte
@@ -144,7 +145,7 @@ class _Dispatch(RunMemo):
             "b": one(self._repeat), "Z": one(s.tab_backward), "I": one(s.tab_forward),
             # HPB and VPB: ECMA-48's backward moves, CUB and CUU in xterm.
             "j": one(s.cursor_back), "k": one(s.cursor_up),
-            "s": bare(s.save_cursor), "u": bare(s.restore_cursor),
+            "s": self._ansi_sc, "u": bare(s.restore_cursor),
         }
 
     def control(self, char: str) -> None:
@@ -235,6 +236,9 @@ class _Dispatch(RunMemo):
                 return partial(s.selective_erase, final == "J", how)
             if final == "W" and _ints(params) == [5]:
                 return s.default_tab_stops  # DECST8C
+            if final in ("s", "r"):  # XTSAVE, XTRESTORE
+                saved = tuple(_ints(params))
+                return partial(s.save_modes if final == "s" else s.restore_modes, saved)
         return None
 
     def _csi_other(self, private: str, params: str, inter: str, final: str, index: int) -> None:
@@ -251,7 +255,7 @@ class _Dispatch(RunMemo):
             if (private, inter, final) != ("", '"', "p"):  # DECSCL: nothing to do
                 # DECIC/DECDC (column editing) included.
                 self.term.unknown[f"CSI {private}{inter}{final}"] += 1
-        elif private:  # XTSAVE/XTRESTORE (?s, ?r) included: modes are not saved
+        elif private:
             if final not in _SILENT_PRIVATE_FINALS.get(private, "u"):
                 self.term.unknown[f"CSI {private}{final}"] += 1
         elif final == "t":
@@ -320,6 +324,19 @@ class _Dispatch(RunMemo):
             self.s.set_margins, a[0] if a else None, a[1] if len(a) > 1 and a[1] else None,
         )
 
+    def _ansi_sc(self, a: list[int]) -> Callable[[], None]:
+        return partial(self._save_or_margins, a)
+
+    def _save_or_margins(self, a: list[int]) -> None:
+        """``CSI s``: DECSLRM while DECLRMM is set, else SCOSC, and that
+        only without parameters (xterm's ``CASE_ANSI_SC``). Decided when the
+        sequence comes, not when it is first met: the mode may change."""
+        s = self.s
+        if DECLRMM in s.mode:
+            s.set_lr_margins(a[0] if a else None, a[1] if len(a) > 1 else None)
+        elif not a:
+            s.save_cursor()
+
     def _scroll_up(self, a: list[int]) -> None:
         """SU: by the first parameter, whatever follows (xterm's CASE_SU;
         ``CSI ? ... S`` is another sequence)."""
@@ -387,10 +404,13 @@ class _Dispatch(RunMemo):
         elif code in _OSC_COLOURS:
             if text == "?":  # otherwise setting a colour: nothing on the screen changes
                 self._ask_string(_OSC_COLOURS[code], body, terminator, index)
-        elif code in _IGNORED_OSC:
-            if code == "4" and text.endswith("?"):
+        elif code == "4":
+            # Set what is set, then answer what is asked (``screen_palette``).
+            if s.set_palette(text):
                 self._ask_string("osc-palette", body, terminator, index)
-        else:
+        elif code == "104":
+            s.reset_palette(text)
+        elif code not in _IGNORED_OSC:
             self.term.unknown[f"OSC {code[:8]}"] += 1
 
     def _ask_string(self, kind: str, body: str, terminator: str, index: int) -> None:

@@ -89,7 +89,7 @@ BACKGROUND = "rgb:0000/0000/0000"
 #: DEC private modes termsim implements (DECRQM reports their state; the
 #: dispatcher counts any other mode it is asked to set).
 KNOWN_PRIVATE_MODES = frozenset(
-    {1, 3, 4, 5, 6, 7, 9, 12, 25, 47, 1000, 1002, 1003, 1004, 1005, 1006, 1015, 1047,
+    {1, 3, 4, 5, 6, 7, 9, 12, 25, 47, 69, 1000, 1002, 1003, 1004, 1005, 1006, 1015, 1047,
      1048, 1049, 2004, 2026}
 )
 #: Modes termsim knows of and does not offer, reported "permanently reset"
@@ -129,6 +129,8 @@ def _cursor(screen: TermScreen) -> tuple[int, int]:
     y = screen.cursor.y + 1
     if mo.DECOM in screen.mode and screen.margins is not None:
         y -= screen.margins.top
+    if mo.DECOM in screen.mode and screen.lr_margins is not None:
+        x -= screen.lr_margins[0]  # xterm's ``CursorCol``
     return y, x
 
 
@@ -235,6 +237,9 @@ def _decrqss(screen: TermScreen, request: Request) -> str:
         top, bottom = (screen.margins.top, screen.margins.bottom) if screen.margins \
             else (0, screen.lines - 1)
         value = f"{top + 1};{bottom + 1}r"
+    elif setting == "s":  # DECSLRM, the whole width when not set
+        left, right = screen.lr_margins or (0, screen.columns - 1)
+        value = f"{left + 1};{right + 1}s"
     elif setting == " q":
         value = f"{screen.cursor_shape or 1} q"  # 0 is "the default": a blinking block
     elif setting == '"q':
@@ -330,6 +335,11 @@ def _colour(code: str, colour: str) -> Answer:
     return lambda screen, request: f"\x1b]{code};{colour}{request.terminator}"
 
 
+def _palette(screen: TermScreen, request: Request) -> str | None:
+    """OSC 4's queries, each answered in an OSC of its own (``screen_palette``)."""
+    return screen.palette_report(request.body[2:], request.terminator) or None
+
+
 def _no_answer(screen: TermScreen, request: Request) -> None:
     """termsim does not answer this kind (yet): logged as ``"unsupported"``."""
     return None
@@ -364,7 +374,7 @@ KINDS: Mapping[str, Kind] = {
         _xtversion,
     ),
     "decrqss": Kind(
-        "setting report, DCS $q Pt ST -> DCS 1$r <control> ST for SGR (m), margins (r), "
+        "setting report, DCS $q Pt ST -> DCS 1$r <control> ST for SGR (m), margins (r, s), "
         "cursor style ( q), protection (\"q) (DECRQSS)", _decrqss,
     ),
     "xtgettcap": Kind(
@@ -383,7 +393,10 @@ KINDS: Mapping[str, Kind] = {
         "key modifier options, ESC[?Pp m -> ESC[>Pp;Pv m, xterm's defaults (XTQMODKEYS)",
         _xtqmodkeys,
     ),
-    "osc-palette": Kind("palette colour, OSC 4;c;?", _no_answer),
+    "osc-palette": Kind(
+        "palette colour, OSC 4;c;? -> OSC 4;c;rgb:rrrr/gggg/bbbb, xterm's palette or the "
+        "colour set by OSC 4", _palette,
+    ),
     "dsr-other": Kind("other device status report, ESC[Psn (Ps not 5 or 6)", _no_answer),
     "decdsr-other": Kind(
         "other DEC device status report, ESC[?Psn (printer, keyboard, locator...)", _no_answer,

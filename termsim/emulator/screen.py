@@ -52,7 +52,13 @@ concern, below):
     repeats a character with its combining marks;
   - 47 and 1047 switch buffers without clearing on entry, 1047 clears the
     alternate buffer on exit, 1049 saves the cursor (as DECSC) and clears;
-    1048 is DECSC/DECRC.
+    1048 is DECSC/DECRC; XTSAVE/XTRESTORE (``CSI ? Pm s``/``r``) save and
+    restore private modes.
+
+* Left and right margins (DECLRMM, DECSLRM), which pyte lacks, as xterm
+  has them: scrolling, IL/DL, ICH/DCH, CR, BS, CUF, HT, wrapping and origin
+  mode keep to them (``screen_margins.py``; tmux sets them for the panes of
+  a vertical split).
 
 Why this module: it is where ``TermScreen`` is composed, and what the rest of
 termsim imports. Each concern is a mixin in a module of its own, which says
@@ -61,14 +67,16 @@ operations subclasses it, so the order below is the order of dependence::
 
     ScreenState         screen_state.py     buffers, history, caches; new rows, blanks
     ├─ EraseOps         screen_erase.py     ED, EL, ECH, ICH, DCH, selective erase
-    │  ├─ ScrollOps     screen_scroll.py    LF, IND, RI, SU, SD, IL, DL; the history
-    │  └─ ModeOps       screen_modes.py     alternate screen, DECSCNM, DECCOLM, flags
+    │  └─ MarginOps     screen_margins.py   DECLRMM, DECSLRM: the margins' rectangle
+    │     ├─ ScrollOps  screen_scroll.py    LF, IND, RI, SU, SD, IL, DL; the history
+    │     └─ ModeOps    screen_modes.py     alternate screen, DECSCNM, DECCOLM, flags
     ├─ CharsetOps       screen_charsets.py  G0..G3, shifts
     │  ├─ CursorOps     screen_cursor.py    moves, margins, DECSC/DECRC
     │  └─ DrawOps       screen_draw.py      text: wide characters, marks, clusters
     │     └─ KeptRows   screen_lines.py     whole lines kept as text (fast path)
     ├─ TabOps           screen_tabs.py      HT, CHT, CBT
-    └─ ResizeOps        screen_resize.py    resize and reflow
+    ├─ ResizeOps        screen_resize.py    resize and reflow
+    └─ PaletteOps       screen_palette.py   OSC 4, OSC 104: the colour palette
 
 Below them all, ``screen_cells.py`` holds the rows and cells they share
 (``TextRow``, ``Protected``, the history's rows), and
@@ -102,6 +110,7 @@ from .screen_charsets import _LAT1
 from .screen_cursor import CursorOps
 from .screen_lines import KeptRows
 from .screen_modes import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, ModeOps
+from .screen_palette import PaletteOps
 from .screen_resize import ResizeOps
 from .screen_scroll import ScrollOps
 from .screen_tabs import TabOps
@@ -112,7 +121,7 @@ __all__ = [
 ]
 
 
-class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps):
+class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, PaletteOps):
     """The screen state behind a :class:`termsim.Terminal`; not public API.
 
     Its operations come from the concerns above; what is left here is what
@@ -125,6 +134,9 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps):
             self.alternate = False
         self._other_buffer = defaultdict(self._new_line)
         self._saved = [None, None]
+        self.lr_margins = None
+        self._margin_wrap = None
+        self.palette = {}  # xterm's ReallyReset: ResetAnsiColorRequest
         self.cursor_shape = 0
         self.application_keypad = False
         self.last_char = ""
@@ -141,6 +153,8 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps):
         self.mode.add(mo.DECTCEM)
         self.cursor.hidden = False
         self.margins = None
+        self.left_right_mode(False)  # and the margins (xterm's ``resetMarginMode``)
+        self.palette.clear()  # xterm's ``ResetAnsiColorRequest``, in soft resets too
         self.charset = 0
         self.g0_charset = _LAT1
         self.g1_charset = _LAT1
@@ -155,6 +169,7 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps):
         and the cursor home; the pen stays (pyte only swaps each cell's
         text)."""
         self.margins = None
+        self.lr_margins = None  # xterm's ``resetMargins``; DECLRMM stays
         self.mode.discard(mo.DECOM)
         line = dict.fromkeys(range(self.columns), self.default_char._replace(data="E"))
         for y in range(self.lines):

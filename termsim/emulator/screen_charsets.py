@@ -15,8 +15,13 @@ from .screen_state import ScreenState
 
 #: ASCII: text through G0 as designated at start costs nothing.
 _LAT1 = pyte.charsets.LAT1_MAP
-#: DEC Special Graphics as xterm has it: only 0x5f..0x7e replaced.
-_DEC_SPECIAL = _LAT1[:0x5F] + pyte.charsets.VT100_MAP[0x5F:0x7F] + _LAT1[0x7F:]
+#: DEC Special Graphics as xterm has it: only 0x5f..0x7e replaced, and two
+#: of those as xterm and the VT100 draw them, not as pyte (the Linux
+#: console): ``_`` is a blank (xterm's ``map_DEC_Spec_Graphic`` leaves 0x5F
+#: undefined, and ``xtermCharSetOut`` makes it an empty cell; pyte: a no-break
+#: space), ``h`` the symbol for newline, U+2424 (pyte: a shade, U+2591).
+_DEC_SPECIAL = (_LAT1[:0x5F] + " " + pyte.charsets.VT100_MAP[0x60:0x68] + "\u2424"
+                + pyte.charsets.VT100_MAP[0x69:0x7F] + _LAT1[0x7F:])
 #: The UK national set (``ESC ( A``): ASCII with a pound sign for ``#``.
 _UK = _LAT1[:0x23] + "£" + _LAT1[0x24:]
 

@@ -24,20 +24,37 @@ class CursorOps(CharsetOps):
         (xterm's ``do_wrap`` flag), so one step back lands left of it, as in
         xterm, VTE, alacritty, libvterm and pyte; tmux and kitty (and
         vt100-rust) keep the cursor past the last column and land on it:
-        ``Emulation(backspace_at_wrap="tmux")``."""
+        ``Emulation(backspace_at_wrap="tmux")``. It stops at the left margin
+        from inside the margins, at column 0 from left of it (xterm's
+        ``CursorBack``)."""
         cursor = self.cursor
         x = cursor.x
+        self._margin_wrap = None
         if x >= self.columns:
             # Without autowrap there is no pending wrap in tmux either.
             past = self.backspace_past_edge and mo.DECAWM in self.mode
             x = self.columns if past else self.columns - 1
-        cursor.x = max(0, x - (count or 1))
+        lr = self.lr_margins
+        left = 0 if lr is None or x < lr[0] else lr[0]
+        cursor.x = max(left, x - (count or 1))
+        if not self.backspace_past_edge:
+            # A mark after this joins the cell the cursor is on (xterm:
+            # CursorBack's ResetWrap clears ``char_was_written``).
+            self._backed = (cursor.x, cursor.y)
 
     def cursor_forward(self, count: int | None = None) -> None:
         """CUF: pyte's, in one call (hot path: prompt_toolkit moves right
-        over what it keeps, 805 times in ``ptk.bin``)."""
+        over what it keeps, 805 times in ``ptk.bin``); it stops at the right
+        margin from left of it (xterm's ``CursorForward``)."""
         cursor = self.cursor
-        cursor.x = min(max(0, cursor.x + (count or 1)), self.columns - 1)
+        lr = self.lr_margins
+        if lr is None:
+            cursor.x = min(max(0, cursor.x + (count or 1)), self.columns - 1)
+            return
+        self._margin_wrap = None
+        x = min(cursor.x, self.columns - 1)
+        last = lr[1] if x <= lr[1] else self.columns - 1
+        cursor.x = min(max(0, x + (count or 1)), last)
 
     def cursor_up(self, count: int | None = None) -> None:
         """CUU: stops at the top margin, or at the top row from above it."""
@@ -55,15 +72,33 @@ class CursorOps(CharsetOps):
 
     def cursor_position(self, line: int | None = None, column: int | None = None) -> None:
         """CUP: under origin mode rows count from the top margin and stop at
-        the bottom one (xterm's ``CursorSet``; pyte ignores such a move)."""
+        the bottom one, columns from the left margin to the right one
+        (xterm's ``CursorSet``; pyte ignores such a move)."""
+        self._margin_wrap = None
         x = (column or 1) - 1
         y = (line or 1) - 1
         top, bottom = 0, self.lines - 1
-        if mo.DECOM in self.mode and self.margins is not None:
-            top, bottom = self.margins
-            y += top
-        self.cursor.x = min(max(x, 0), self.columns - 1)
+        left, right = 0, self.columns - 1
+        if mo.DECOM in self.mode:
+            if self.margins is not None:
+                top, bottom = self.margins
+                y += top
+            if self.lr_margins is not None:
+                left, right = self.lr_margins
+                x += left
+        self.cursor.x = min(max(x, 0), right)
         self.cursor.y = min(max(y, top), bottom)
+
+    def cursor_to_column(self, column: int | None = None) -> None:
+        """CHA and HPA (``CSI n G``, ``CSI n ```): the column, counted from
+        the left margin under origin mode (xterm's ``CASE_HPA``)."""
+        self._margin_wrap = None
+        x = (column or 1) - 1
+        left, right = 0, self.columns - 1
+        if mo.DECOM in self.mode and self.lr_margins is not None:
+            left, right = self.lr_margins
+            x += left
+        self.cursor.x = min(max(x, 0), right)
 
     def cursor_to_line(self, line: int | None = None) -> None:
         """VPA (``CSI n d``), origin-aware; pyte asserts margins exist under
@@ -93,6 +128,7 @@ class CursorOps(CharsetOps):
         self._saved[self.alternate] = _Saved(
             c.x, c.y, c.attrs, self.g0_charset, self.g1_charset, self.charset,
             mo.DECOM in self.mode, self.g2_charset, self.g3_charset,
+            self._margin_wrap == (c.x, c.y),
         )
 
     def restore_cursor(self) -> None:
@@ -100,6 +136,7 @@ class CursorOps(CharsetOps):
         stays saved; without one, home with default attributes (xterm)."""
         saved = self._saved[self.alternate]
         cursor = self.cursor
+        self._margin_wrap = None
         if saved is None:
             self.mode.discard(mo.DECOM)
             self.charset = 0
@@ -121,3 +158,5 @@ class CursorOps(CharsetOps):
         if saved.origin and self.margins is not None:
             top, bottom = self.margins
         cursor.y = min(max(saved.y, top), bottom)
+        if saved.margin_wrap:
+            self._margin_wrap = (cursor.x, cursor.y)

@@ -68,8 +68,8 @@ class DrawOps(CharsetOps):
         elif self.charset or self.g0_charset is not _LAT1:
             data = self._in_gl(data)
         self.last_char = data[-1]
-        if mo.IRM in self.mode or not (data.isascii()
-                                       or (not self.graphemes and _narrow(data))):
+        if mo.IRM in self.mode or self.lr_margins is not None or not (
+                data.isascii() or (not self.graphemes and _narrow(data))):
             self._draw_slow(data)
             return ""
         return data
@@ -86,7 +86,8 @@ class DrawOps(CharsetOps):
         ``Char`` values.
         """
         if (not data.isascii() or not data or self.single_shift or self.charset
-                or self.g0_charset is not _LAT1 or mo.IRM in self.mode):
+                or self.g0_charset is not _LAT1 or mo.IRM in self.mode
+                or self.lr_margins is not None):
             data = self._drawable(data)
             if not data:
                 return
@@ -181,14 +182,28 @@ class DrawOps(CharsetOps):
                 # Other unprintables (width -1) are dropped, and only them:
                 # pyte drops the rest of the run here.
                 continue
-            if cursor.x >= columns or (width == 2 and cursor.x == columns - 1):
+            # Text stops at the right margin from inside it, at the edge from
+            # right of it (xterm's ``dotext``); without margins, the edge.
+            lr = self.lr_margins
+            edge = columns if lr is None or cursor.x > lr[1] else lr[1] + 1
+            if (cursor.x >= columns or (width == 2 and cursor.x == edge - 1)
+                    or self._margin_wrap == (cursor.x, cursor.y)):
+                self._margin_wrap = None
                 if mo.DECAWM in self.mode:
                     self.dirty.add(cursor.y)
                     self.buffer[cursor.y].wrapped = True  # type: ignore[attr-defined]
-                    cursor.x = 0
-                    self.index()
+                    if lr is None:
+                        cursor.x = 0
+                        self.index()
+                    else:
+                        # Index from the column the text reached (inside the
+                        # margins or not), then to the left margin (xterm's
+                        # ``WrapLine``).
+                        self.index()
+                        cursor.x = lr[0]
+                        edge = lr[1] + 1
                 else:
-                    cursor.x = columns - width
+                    cursor.x = edge - width
             if mo.IRM in self.mode:
                 self.insert_characters(width)
             line = self.buffer[cursor.y]
@@ -200,7 +215,14 @@ class DrawOps(CharsetOps):
             if width == 2 and x + 1 < columns:
                 self._unsplit(line, x + 1, left=False)
                 line[x + 1] = cursor.attrs._replace(data="")
-            cursor.x = min(x + width, columns)
+            if x + width < edge or edge == columns:
+                cursor.x = min(x + width, columns)
+            else:
+                # At the right margin: the wrap is pending there (without
+                # autowrap the margin column is written over).
+                cursor.x = edge - 1
+                if mo.DECAWM in self.mode:
+                    self._margin_wrap = (cursor.x, cursor.y)
             self.dirty.add(cursor.y)
 
     def _extends_cluster(self, char: str) -> bool:
@@ -273,8 +295,20 @@ class DrawOps(CharsetOps):
         """The row and column of the character before the cursor, which a
         mark or a cluster's next code point joins: the last column during a
         pending wrap, the left half of a wide character; None at column 0
-        (the cursor was moved there: nothing to join)."""
+        (the cursor was moved there: nothing to join).
+
+        Right after BS or CUB (the cursor still where they left it), the
+        cell the cursor is on, as in xterm: a move clears its
+        ``char_was_written``, and a mark then joins the cursor's cell
+        (``doparsing``: ``use_col = cur_col``); so ``abc`` BS U+0301 on
+        three columns is ``ab́c`` (the BS from the pending wrap lands on
+        column 1). tmux joins the cell before its cursor, which its BS
+        leaves past the edge, and ``Emulation(backspace_at_wrap="tmux")``
+        does so. After other moves termsim joins the cell before the cursor
+        (tmux's rule; xterm's is the cursor's cell)."""
         x = self.cursor.x
+        if self._margin_wrap == (x, self.cursor.y) or self._backed == (x, self.cursor.y):
+            x += 1  # pending at the right margin, or after BS: the cursor's cell
         if x == 0:
             return None
         line = self.buffer[self.cursor.y]

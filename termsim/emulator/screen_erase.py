@@ -159,46 +159,61 @@ class EraseOps(ScreenState):
         x = self._end_wrap()
         self._erase_cells(self.cursor.y, x, min(x + (count or 1), self.columns))
 
-    def _edited_span(self, count: int | None) -> tuple[int, int, int]:
+    def _edited_span(self, count: int | None) -> tuple[int, int, int, int] | None:
         """Where ICH and DCH act: the cursor's column (a pending wrap ends
-        first), how many cells (at most to the edge) and the row, marked
-        dirty."""
+        first), how many cells (at most to the right margin), the row, marked
+        dirty, and the column past the right margin (the screen's edge
+        without one). ``None``: the cursor is outside the left and right
+        margins, and nothing moves (xterm's ``InsertChar``,
+        ``DeleteChar``)."""
         x = self._end_wrap()
-        n = min(count or 1, self.columns - x)
+        edge = self.columns
+        lr = self.lr_margins
+        if lr is not None:
+            if not lr[0] <= x <= lr[1]:
+                return None
+            edge = lr[1] + 1
+        n = min(count or 1, edge - x)
         y = self.cursor.y
         self.dirty.add(y)
-        return x, n, y
+        return x, n, y, edge
 
     def insert_characters(self, count: int | None = None) -> None:
-        """ICH (``CSI n @``): blanks at the cursor, the rest of the line moves
-        right and off the edge."""
-        x, n, y = self._edited_span(count)
-        columns = self.columns
+        """ICH (``CSI n @``): blanks at the cursor, the rest of the line (up
+        to the right margin) moves right and off the edge (the margin)."""
+        span = self._edited_span(count)
+        if span is None:
+            return
+        x, n, y, edge = span
         line = self.buffer.get(y)
         if line is not None:
-            edge = columns - n  # cells from here on fall off the edge
-            if _is_stub(line.get(edge)) and edge - 1 >= x:
-                self._erase_cells(y, edge - 1, edge)  # its right half would
+            cut = edge - n  # cells from here on fall off the edge
+            if _is_stub(line.get(cut)) and cut - 1 >= x:
+                self._erase_cells(y, cut - 1, cut)  # its right half would
             if _is_stub(line.get(x)):
                 self._erase_cells(y, x, x + 1)  # a wide character is split
+            if edge < self.columns and _is_stub(line.get(edge)):
+                self._erase_cells(y, edge - 1, edge + 1)  # one across the margin
             line = self.buffer.get(y)
         blank = self._blank()
         if line is None:
             if blank is None:
                 return
             line = self.buffer[y]
-        cells = {k: v for k, v in line.items() if k < x}
-        cells.update((k + n, v) for k, v in line.items() if x <= k < columns - n)
+        cells = {k: v for k, v in line.items() if k < x or k >= edge}
+        cells.update((k + n, v) for k, v in line.items() if x <= k < edge - n)
         if blank is not None:
             cells.update(dict.fromkeys(range(x, x + n), blank))
         line.clear()
         line.update(cells)
 
     def delete_characters(self, count: int | None = None) -> None:
-        """DCH (``CSI n P``): the rest of the line moves left; blanks come in
-        at the right edge."""
-        x, n, y = self._edited_span(count)
-        columns = self.columns
+        """DCH (``CSI n P``): the rest of the line (up to the right margin)
+        moves left; blanks come in at the right edge (the margin)."""
+        span = self._edited_span(count)
+        if span is None:
+            return
+        x, n, y, edge = span
         line = self.buffer.get(y)
         if line is not None:
             # A wide character cut by either end of the deleted span.
@@ -206,15 +221,17 @@ class EraseOps(ScreenState):
                 self._erase_cells(y, x, x + 1)
             if _is_stub(line.get(x + n)):
                 self._erase_cells(y, x + n - 1, x + n)
+            if edge < self.columns and _is_stub(line.get(edge)):
+                self._erase_cells(y, edge - 1, edge + 1)  # one across the margin
             line = self.buffer.get(y)
         blank = self._blank()
         if line is None:
             if blank is None:
                 return
             line = self.buffer[y]
-        cells = {k: v for k, v in line.items() if k < x}
-        cells.update((k - n, v) for k, v in line.items() if k >= x + n)
+        cells = {k: v for k, v in line.items() if k < x or k >= edge}
+        cells.update((k - n, v) for k, v in line.items() if x + n <= k < edge)
         if blank is not None:
-            cells.update(dict.fromkeys(range(columns - n, columns), blank))
+            cells.update(dict.fromkeys(range(edge - n, edge), blank))
         line.clear()
         line.update(cells)

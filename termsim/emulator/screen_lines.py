@@ -36,7 +36,8 @@ class KeptRows(DrawOps):
         """Whether ``feed_lines`` may run: the state where printable ASCII,
         CR and LF do nothing but draw in the default style and scroll the
         whole screen."""
-        return (self.margins is None and self.cursor.attrs == _BLANK
+        return (self.margins is None and self.lr_margins is None
+                and self.cursor.attrs == _BLANK
                 and mo.DECAWM in self.mode and mo.IRM not in self.mode
                 and mo.LNM not in self.mode and not self.charset
                 and self.g0_charset is _LAT1 and not self.single_shift)
@@ -45,7 +46,8 @@ class KeptRows(DrawOps):
         """Whether ``feed_lines`` may run with SGR sequences in the lines:
         as ``plain_lines_ok``, but with any pen of the screen's own (no
         DECSCA protection, no DECSCNM, under which SGR 0 differs)."""
-        return (self.margins is None and type(self.cursor.attrs) is Char
+        return (self.margins is None and self.lr_margins is None
+                and type(self.cursor.attrs) is Char
                 and mo.DECAWM in self.mode and mo.IRM not in self.mode
                 and mo.LNM not in self.mode and not self.charset
                 and self.g0_charset is _LAT1 and not self.single_shift

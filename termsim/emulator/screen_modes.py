@@ -14,7 +14,7 @@ from typing import Any
 
 from pyte import modes as mo
 
-from .screen_erase import EraseOps
+from .screen_margins import DECLRMM, MarginOps
 from .screen_state import ScreenState
 
 #: DEC private modes, as pyte stores them (shifted left by 5).
@@ -29,7 +29,7 @@ MOUSE_ENCODING = frozenset(m << 5 for m in (1005, 1006, 1015))
 _MOUSE_EXCLUSIVE = MOUSE_TRACKING | MOUSE_ENCODING
 
 
-class ModeOps(EraseOps):
+class ModeOps(MarginOps):
     """SM/RM and DECSET/DECRST, with the alternate buffer."""
 
     def set_mode(self, *modes: int, **kwargs: Any) -> None:
@@ -40,6 +40,8 @@ class ModeOps(EraseOps):
                     self._enter_alternate(mode << 5)
                 elif mode << 5 == SAVE_CURSOR_1048:
                     self.save_cursor()
+                elif mode << 5 == DECLRMM:
+                    self.left_right_mode(True)
             modes = self._column_mode(self._screen_reverse(modes, True))
             self._one_mouse_mode(frozenset(m << 5 for m in modes), True)
         super().set_mode(*modes, **kwargs)
@@ -52,9 +54,32 @@ class ModeOps(EraseOps):
                     self._leave_alternate(mode << 5)
                 elif mode << 5 == SAVE_CURSOR_1048:
                     self.restore_cursor()
+                elif mode << 5 == DECLRMM:
+                    self.left_right_mode(False)
             modes = self._column_mode(self._screen_reverse(modes, False))
             self._one_mouse_mode(frozenset(m << 5 for m in modes), False)
         super().reset_mode(*modes, **kwargs)
+
+    def save_modes(self, modes: tuple[int, ...]) -> None:
+        """XTSAVE (``CSI ? Pm s``): remember whether each private mode is set
+        (xterm's ``savemodes``; mc saves and restores the mouse modes so)."""
+        for mode in modes:
+            if mode != SAVE_CURSOR_1048 >> 5:  # an action, not a state
+                self.saved_modes[mode] = mode << 5 in self.mode
+
+    def restore_modes(self, modes: tuple[int, ...]) -> None:
+        """XTRESTORE (``CSI ? Pm r``): each mode saved by XTSAVE set or reset
+        again, with its effects (a buffer switch, a mouse mode replacing
+        another), when it differs from now (xterm's ``restoremodes``);
+        modes never saved stay as they are."""
+        for mode in modes:
+            on = self.saved_modes.get(mode)
+            if on is None or on == (mode << 5 in self.mode):
+                continue
+            if on:
+                self.set_mode(mode, private=True)
+            else:
+                self.reset_mode(mode, private=True)
 
     def _screen_reverse(self, modes: tuple[int, ...], on: bool) -> tuple[int, ...]:
         """DECSCNM (``CSI ? 5 h``/``l``, terminfo ``flash``: readline's

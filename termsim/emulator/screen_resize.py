@@ -55,6 +55,10 @@ class ResizeOps(ScreenState):
             s for s in range(8, columns, 8) if s >= old}
         self.lines, self.columns = lines, columns
         self.margins = None
+        # The left and right margins too, as the top and bottom ones here
+        # (xterm clamps both to the new size); DECLRMM stays.
+        self.lr_margins = None
+        self._margin_wrap = None
         self.cursor.x = min(self.cursor.x, columns)
         self.cursor.y = min(self.cursor.y, lines - 1)
         self.dirty.update(range(lines))

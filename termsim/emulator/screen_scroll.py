@@ -14,10 +14,10 @@ from pyte import modes as mo
 from .screen_cells import (
     _kept,
 )
-from .screen_erase import EraseOps
+from .screen_margins import MarginOps
 
 
-class ScrollOps(EraseOps):
+class ScrollOps(MarginOps):
     """IND, RI, LF, NEL, SU, SD, IL, DL, and the history they feed."""
 
     def index(self) -> None:
@@ -39,6 +39,12 @@ class ScrollOps(EraseOps):
         if y != bottom:
             if y < self.lines - 1:
                 cursor.y = y + 1
+            return
+        if self.lr_margins is not None:
+            # Only the rectangle scrolls, and only from inside its columns
+            # (xterm's ``xtermIndex``: else the cursor stays at the bottom).
+            if self._in_columns():
+                self._scroll_rect(top, bottom, 1, up=True)
             return
         # Scroll the region up one row; inlined, this is the hot path.
         buffer = self.buffer
@@ -63,20 +69,38 @@ class ScrollOps(EraseOps):
         y = cursor.y
         margins = self.margins
         if y == (0 if margins is None else margins.top):
-            self._scroll_down(1)
+            if self._in_columns():  # outside them, stay (xterm's ``RevIndex``)
+                self._scroll_down(1)
         elif y > 0:
             cursor.y = y - 1
 
     def linefeed(self) -> None:
         self.index()
         if mo.LNM in self.mode:
-            self.cursor.x = 0
+            self.carriage_return()
+
+    def carriage_return(self) -> None:
+        """CR: to the left margin, or to column 0 from left of it, or under
+        origin mode always to the margin (xterm's ``CarriageReturn``)."""
+        cursor = self.cursor
+        lr = self.lr_margins
+        if lr is None:
+            cursor.x = 0
+            return
+        self._margin_wrap = None
+        left = lr[0]
+        cursor.x = left if cursor.x >= left or mo.DECOM in self.mode else 0
 
     def newlines(self, count: int) -> None:
         """CR LF, ``count`` times: what ``carriage_return`` and ``linefeed``
         would do, with the rows the cursor goes down without scrolling gone
         down at once (prompt_toolkit moves down to its toolbar so)."""
         cursor = self.cursor
+        if self.lr_margins is not None:
+            for _ in range(count):
+                self.carriage_return()
+                self.index()
+            return
         cursor.x = 0
         free = self.lines - 1 - cursor.y
         if self.margins is None and free > 0:
@@ -87,7 +111,13 @@ class ScrollOps(EraseOps):
             self.index()
 
     def next_line(self) -> None:
-        """NEL (``ESC E``): pyte maps it to LF, which keeps the column."""
+        """NEL (``ESC E``): pyte maps it to LF, which keeps the column. With
+        left/right margins, the index first (from the column the cursor is
+        in), then CR (xterm's ``CASE_NEL``)."""
+        if self.lr_margins is not None:
+            self.index()
+            self.carriage_return()
+            return
         self.cursor.x = 0
         self.index()
 
@@ -98,6 +128,10 @@ class ScrollOps(EraseOps):
     def _scroll_up(self, count: int, top: int | None = None) -> None:
         """The scroll region (from row ``top`` if given: DL) moves up
         ``count`` rows (hot: every LF at the bottom, every wrap there)."""
+        if self.lr_margins is not None:
+            region_top, bottom = self._region()
+            self._scroll_rect(region_top if top is None else top, bottom, count, up=True)
+            return
         margins = self.margins
         if margins is None:
             region_top, bottom = 0, self.lines - 1
@@ -134,6 +168,9 @@ class ScrollOps(EraseOps):
         region_top, bottom = self._region()
         if top is None:
             top = region_top
+        if self.lr_margins is not None:
+            self._scroll_rect(top, bottom, count, up=False)
+            return
         count = min(count, bottom - top + 1)
         self._shift_down(top, bottom, count)
         blank = self._blank()
@@ -161,19 +198,21 @@ class ScrollOps(EraseOps):
                 buffer.pop(y, None)
 
     def insert_lines(self, count: int | None = None) -> None:
-        """IL (``CSI n L``): inside the scroll region only. The cursor keeps its
-        column and a pending wrap, as in tmux and vt100-rust (pyte, and xterm
-        since 2017, move it to the first column)."""
+        """IL (``CSI n L``): inside the scroll region only, and between the
+        left and right margins, on their columns (xterm's ``InsertLine``).
+        The cursor keeps its column and a pending wrap, as in tmux and
+        vt100-rust (pyte, and xterm since 2017, move it to the first column,
+        or the left margin)."""
         top, bottom = self._region()
         y0 = self.cursor.y
-        if top <= y0 <= bottom:
+        if top <= y0 <= bottom and self._in_columns():
             self._scroll_down(count or 1, top=y0)
 
     def delete_lines(self, count: int | None = None) -> None:
-        """DL (``CSI n M``): as IL, the other way."""
+        """DL (``CSI n M``): as IL, the other way (xterm's ``DeleteLine``)."""
         top, bottom = self._region()
         y0 = self.cursor.y
-        if top <= y0 <= bottom:
+        if top <= y0 <= bottom and self._in_columns():
             self._scroll_up(count or 1, top=y0)
 
     def scroll_up(self, count: int | None = None) -> None:

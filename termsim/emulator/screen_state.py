@@ -57,6 +57,24 @@ class ScreenState(pyte.Screen):
         self.reflow = False
         #: Draw grapheme clusters in one cell (mode 2027): ``Emulation``.
         self.graphemes = False
+        #: The left and right margins (DECSLRM), columns counted from 0, while
+        #: DECLRMM (private mode 69) is set and they are narrower than the
+        #: screen; ``None`` otherwise (the whole width): ``screen_margins.py``.
+        self.lr_margins: tuple[int, int] | None = None
+        #: A wrap pending at the right margin: the cursor's (x, y) when the
+        #: text reached it (xterm's ``do_wrap`` there; the pending wrap at the
+        #: screen's edge is ``cursor.x == columns``). Pending while the cursor
+        #: is still there; every move and ``_end_wrap`` drop it.
+        self._margin_wrap: tuple[int, int] | None = None
+        #: Where BS or CUB left the cursor ((x, y)), while it is still there:
+        #: a combining mark then joins the cell the cursor is on, as in xterm
+        #: (``screen_draw``'s ``_cell_before_cursor``).
+        self._backed: tuple[int, int] | None = None
+        #: Palette entries the program set (OSC 4), 16 bits a component; the
+        #: others are xterm's (``screen_palette.py``).
+        self.palette: dict[int, tuple[int, int, int]] = {}
+        #: DEC private modes saved by XTSAVE (``CSI ? Pm s``): set or not.
+        self.saved_modes: dict[int, bool] = {}
         #: Erase only unprotected cells: DECSED/DECSEL in progress.
         self.selective = False
         #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
@@ -91,6 +109,7 @@ class ScreenState(pyte.Screen):
     def _end_wrap(self) -> int:
         """End a pending wrap (xterm's ``ResetWrap``); return the column."""
         cursor = self.cursor
+        self._margin_wrap = None
         if cursor.x >= self.columns:
             cursor.x = self.columns - 1
         return cursor.x
@@ -108,3 +127,5 @@ class _Saved(NamedTuple):
     origin: bool
     g2: str
     g3: str
+    #: The wrap was pending at the right margin (``_margin_wrap``).
+    margin_wrap: bool = False

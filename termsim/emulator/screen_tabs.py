@@ -19,7 +19,10 @@ class TabOps(ScreenState):
         x = self.cursor.x
         if x >= self.columns:
             return
-        last = self.columns - 1
+        self._margin_wrap = None
+        # Under DECLRMM, the right margin whichever side the cursor is on
+        # (xterm's ``TabToNextStop``).
+        last = self.columns - 1 if self.lr_margins is None else self.lr_margins[1]
         self.cursor.x = min(min((s for s in self.tabstops if s > x), default=last), last)
 
     def default_tab_stops(self) -> None:
@@ -34,6 +37,7 @@ class TabOps(ScreenState):
     def tab_backward(self, count: int | None = None) -> None:
         """CBT (``CSI n Z``). From a pending wrap it counts from the last
         column, where the cursor is (xterm's ``TabPrev`` from ``cur_col``)."""
+        self._margin_wrap = None
         for _ in range(min(count or 1, self.columns)):
             stops = [s for s in self.tabstops if s < min(self.cursor.x, self.columns - 1)]
             self.cursor.x = max(stops) if stops else 0
