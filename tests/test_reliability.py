@@ -7,8 +7,11 @@ Figures and what was tried: docs/reliability.md.
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import select
+import signal
 import subprocess
 import sys
 import textwrap
@@ -195,15 +198,28 @@ def test_sigkill_mid_session_loses_at_most_the_last_moments(tmp_path: Path) -> N
                 await anyio.sleep_forever()
         anyio.run(main)
     """)
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    # The test process ignores SIGHUP, SIGINT and SIGQUIT, as one started
+    # by a CI runner or from a shell's background job may: the program must
+    # still get a terminal's default signals, so the PTY's hangup ends it.
+    ignore = [signal.SIGHUP, signal.SIGINT, signal.SIGQUIT]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE,
+        preexec_fn=lambda: [signal.signal(s, signal.SIG_IGN) for s in ignore])
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().split()[0] == b"SENT"
+        programs = _programs_below(proc.pid, b"echo tick")
+        assert programs
     finally:
         proc.kill()
         proc.wait(timeout=10)
         if proc.stdout is not None:
             proc.stdout.close()
+    # Killed, the harness closed the PTY: the hangup ends the program (it
+    # loops on `read`, which fails on a hung-up terminal, forever if it
+    # lived). A pidfd says when, no polling.
+    for pid in programs:
+        assert _ends_within(pid, 10), f"the program {pid} outlived its terminal"
     recording = Recording.open(path)
     assert not recording.complete and recording.stopped_at == path.stat().st_size
     # Every input the killed process sent is in the file.
@@ -213,6 +229,31 @@ def test_sigkill_mid_session_loses_at_most_the_last_moments(tmp_path: Path) -> N
     data = path.read_bytes()
     cut = Recording.from_bytes(data[:-1])
     assert not cut.complete and cut.events == recording.events[:-1]
+
+
+def _programs_below(root: int, needle: bytes) -> list[int]:
+    """Descendants of ``root`` whose command line holds ``needle``."""
+    found = []
+    for pid in descendants(root):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if needle in f.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def _ends_within(pid: int, seconds: float) -> bool:
+    """Whether ``pid`` ends within ``seconds``, told by its pidfd."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], seconds)[0]) or not is_running(pid)
+    finally:
+        os.close(fd)
 
 
 def test_random_corruption_is_reported_by_offset_or_read_back() -> None:

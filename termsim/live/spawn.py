@@ -13,8 +13,9 @@ that is what its users know:
 * ``argv`` is a list; a string with spaces is a mistake worth naming.
 
 The child is a session leader (``start_new_session``) whose controlling
-terminal is the PTY (one ``TIOCSCTTY`` ioctl, the only code run in the child
-before exec), so job control, ``/dev/tty`` and SIGHUP on hangup work as in a
+terminal is the PTY (one ``TIOCSCTTY`` ioctl, and the signals a terminal
+gives its program set to their default action: the only code run in the
+child before exec), so job control, ``/dev/tty`` and SIGHUP on hangup work as in a
 real terminal. :func:`start` blocks until the exec (that is how errors come
 back), so the session runs it in a worker thread: the event loop never waits
 for a fork.
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import struct
 import subprocess
 import termios
@@ -78,8 +80,22 @@ def set_size(fd: int, cols: int, rows: int, cell_size: tuple[int, int] = (0, 0))
                 struct.pack("HHHH", rows, cols, cols * width, rows * height))
 
 
+#: Signals a terminal gives its program with their default action, whatever
+#: the test process ignores (a CI runner or a shell's background job starts
+#: it with SIGHUP, SIGINT or SIGQUIT ignored, and an ignored signal stays
+#: ignored across exec): with SIGHUP ignored, a program outlives the PTY's
+#: hangup when the test process dies, and spins on a terminal that is gone.
+_DEFAULT_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM,
+                    signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+
+
 def _controlling_terminal() -> None:
-    """In the child, after ``setsid``: stdin, the PTY, becomes its terminal."""
+    """In the child, after ``setsid``: the signals a terminal's program
+    starts with, and stdin, the PTY, becomes its terminal. (Python code in
+    a forked child: subprocess has run its after-fork hook, so
+    ``signal.signal`` works there; nothing here can fail.)"""
+    for sig in _DEFAULT_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
