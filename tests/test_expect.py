@@ -267,6 +267,17 @@ def test_goldens_are_written_checked_and_rewritten(
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([unused])
+
+
+def test_a_changed_golden_shows_a_readable_diff(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Apart from the test above and the one below (each waits on its
+    # programs, so they run side by side): goldens written, then the app
+    # changes.
+    _suite(pytester, monkeypatch)
+    pytester.runpytest("-p", "no:randomly", "--termsim-update", "-k", "repl").assert_outcomes(
+        passed=1)
     # 4. The app's text changes: a readable diff.
     monkeypatch.setenv("WORD", "howdy")
     result = pytester.runpytest("-p", "no:randomly", "-k", "repl")
@@ -275,8 +286,14 @@ def test_goldens_are_written_checked_and_rewritten(
     assert "not used" not in text
     assert "ScreenMismatch: the screen never matched the screen in" in text
     assert re.search(r"! +\d+ +\|\{1:❯ \}hello +\| +\|\{1:❯ \}howdy", text)
+
+
+def test_a_changed_style_is_named_and_a_golden_rewritten_on_purpose(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _suite(pytester, monkeypatch)
+    pytester.runpytest("-p", "no:randomly", "--termsim-update").assert_outcomes(passed=2)
     # 5. A style changes (another theme): the legend says how.
-    monkeypatch.setenv("WORD", "hello")
     monkeypatch.setenv("THEME", "light")
     result = pytester.runpytest("-p", "no:randomly", "-k", "repl")
     result.assert_outcomes(failed=1)
