@@ -194,16 +194,24 @@ class EraseOps(ScreenState):
                 self._erase_cells(y, x, x + 1)  # a wide character is split
             if edge < self.columns and _is_stub(line.get(edge)):
                 self._erase_cells(y, edge - 1, edge + 1)  # one across the margin
-            line = self.buffer.get(y)
+        self._move_cells(y, x, edge, range(x, edge - n), n, range(x, x + n))
+
+    def _move_cells(self, y: int, x: int, edge: int, moved: range, by: int,
+                    blanks: range) -> None:
+        """What ICH and DCH do to row ``y`` between ``x`` and ``edge`` (the
+        margin), once no wide character is cut: the cells in ``moved`` move
+        ``by`` columns, ``blanks`` become the erase blank; the rest of the
+        row stays."""
         blank = self._blank()
+        line = self.buffer.get(y)
         if line is None:
             if blank is None:
                 return
             line = self.buffer[y]
         cells = {k: v for k, v in line.items() if k < x or k >= edge}
-        cells.update((k + n, v) for k, v in line.items() if x <= k < edge - n)
+        cells.update((k + by, v) for k, v in line.items() if k in moved)
         if blank is not None:
-            cells.update(dict.fromkeys(range(x, x + n), blank))
+            cells.update(dict.fromkeys(blanks, blank))
         line.clear()
         line.update(cells)
 
@@ -223,15 +231,4 @@ class EraseOps(ScreenState):
                 self._erase_cells(y, x + n - 1, x + n)
             if edge < self.columns and _is_stub(line.get(edge)):
                 self._erase_cells(y, edge - 1, edge + 1)  # one across the margin
-            line = self.buffer.get(y)
-        blank = self._blank()
-        if line is None:
-            if blank is None:
-                return
-            line = self.buffer[y]
-        cells = {k: v for k, v in line.items() if k < x or k >= edge}
-        cells.update((k - n, v) for k, v in line.items() if x + n <= k < edge)
-        if blank is not None:
-            cells.update(dict.fromkeys(range(edge - n, edge), blank))
-        line.clear()
-        line.update(cells)
+        self._move_cells(y, x, edge, range(x + n, edge), -n, range(edge - n, edge))
