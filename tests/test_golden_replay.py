@@ -89,3 +89,44 @@ async def test_a_replay_writes_the_golden_a_late_live_run_wrote(tmp_path: Path) 
     assert frozen, "the live run never drew the first screen"
     # What the live run wrote is what its replay writes, byte for byte.
     assert written["replay"] == written["live"]
+
+
+BUSY = textwrap.dedent("""
+    import sys, time
+    for i in range(10_000):
+        sys.stdout.write(f"x{i}\\r\\n"); sys.stdout.flush()
+        if i == 30:  # 25 lines (1.25 s) after the test froze: it may go on
+            with open(sys.argv[1], "w") as done:
+                done.write("x")
+        time.sleep(0.05)  # sync-ok: the program's own pace, a line every 50 ms
+""")
+
+
+async def test_a_late_wait_does_not_see_a_busy_program_as_quiet(tmp_path: Path) -> None:
+    # While a wait is late (the test process descheduled), the session clock
+    # holds at the wait's deadline; once the wait has looked, it must go on
+    # from there, not jump to the real time it missed: else the output read
+    # meanwhile, stamped at the deadline, looks long past, and a program
+    # printing every 50 ms satisfies Quiet(0.4) (the freeze outlasts the
+    # wait's deadline by more than that).
+    fifo = tmp_path / "printed-on"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    frozen: list[float] = []
+
+    def freeze_a_while(event: Event) -> None:
+        if isinstance(event, Output) and b"x5\r" in event.data and not frozen:
+            frozen.append(event.t)
+            ready, _, _ = select.select([reader], [], [], 30)
+            assert ready, "the program stopped printing"
+
+    try:
+        async with termsim.spawn([sys.executable, "-c", BUSY, str(fifo)],
+                                 record=False) as term:
+            await term.wait_for(termsim.Text("x3"), timeout=30)
+            term.listeners.append(freeze_a_while)
+            with pytest.raises(termsim.WaitTimeout):
+                await term.wait_for(termsim.Quiet(0.4), timeout=2)
+            assert frozen, "the freeze never happened"
+    finally:
+        os.close(reader)

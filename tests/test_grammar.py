@@ -358,3 +358,25 @@ def test_the_terminal_logs_its_queries_where_a_sequence_begins(data: bytes) -> N
         assert query.offset in starts
         span = sequence_at(data, query.offset)
         assert span is not None and span.start == query.offset
+
+
+@pytest.mark.parametrize("follow_first", [False, True])
+@pytest.mark.parametrize("chunks", [
+    [b"a\xc2\x9b?25", b"l b"],
+    [b"\xc2\x9b?", b"25l"],
+    [b"a\xc2\x9b?2", b"5", b"l b"],
+])
+def test_an_8_bit_csi_cut_across_reads_is_still_an_edge(
+    chunks: list[bytes], follow_first: bool,
+) -> None:
+    # The read that ends it has no C1 byte of its own: the shortcut for
+    # plain reads must leave it to the parser, which holds its start.
+    edges = FrameEdges()
+    for chunk in chunks[:-1]:
+        if follow_first:
+            edges.follow(chunk)
+        else:
+            assert edges.feed(chunk) == []
+    assert edges.feed(chunks[-1]) == [(0, True)]
+    data = b"".join(chunks)
+    assert _expected_edges(data, [data]) == [(data.index(b"\xc2\x9b"), True)]

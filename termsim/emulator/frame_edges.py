@@ -200,7 +200,7 @@ class FrameEdges:
         """
         finder = self._finder
         parser = finder.parser
-        if parser.open_string is None and b"\xc2" not in chunk:
+        if self._plain_state(parser) and b"\xc2" not in chunk:
             plain = self._plain(chunk, parser.pending)
             if plain is not None:
                 return plain
@@ -307,12 +307,20 @@ class FrameEdges:
         pending), so that a sequence it leaves cut short is still known when
         the next chunk ends it."""
         parser = self._finder.parser
-        if parser.open_string is None and b"\xc2" not in chunk and not self._decoder.getstate()[0]:
+        if self._plain_state(parser) and b"\xc2" not in chunk \
+                and not self._decoder.getstate()[0]:
             if parser.pending:
                 chunk = parser.pending.encode("utf-8", "surrogateescape") + chunk
             self._leave(chunk)
         else:
             self.feed(chunk)
+
+    @staticmethod
+    def _plain_state(parser: Parser) -> bool:
+        """Whether the last chunk left nothing the plain path cannot read
+        again in front of the next: no string open, and nothing pending but
+        a 7-bit sequence (an 8-bit CSI cut short is the parser's to finish)."""
+        return parser.open_string is None and parser.pending[:1] in ("", "\x1b")
 
     def _leave(self, chunk: bytes) -> None:
         """Leave the parser and the decoder as the full path would after

@@ -30,9 +30,11 @@ def to_cursor(region: Region, snap: Snapshot) -> str | None:
     row, col = snap.cursor.row, min(snap.cursor.col, right)
     if not top <= row < bottom or col <= left:
         return None
-    lines = region.lines(snap)
     upto = snap.span(row, left, col)
-    if len(upto) <= len(lines[row - top]) or upto.rstrip() != lines[row - top]:
+    if not upto.endswith(" ") or snap.span(row, col, right).strip():
+        return None  # no blank before the cursor, or text after it: the same
+    lines = region.lines(snap)
+    if upto.rstrip() != lines[row - top]:
         return None
     lines[row - top] = upto
     return "\n".join(lines)

@@ -30,6 +30,7 @@ from ..emulator.terminal import QUERY_KINDS
 from ..engine.cursor_predicates import InputReady
 from ..engine.failures import ProcessExited
 from ..engine.predicates import Quiet
+from ..errors import SessionClosed
 from ..events import Event, Output
 from .session import Session, spawn
 
@@ -98,7 +99,10 @@ async def record_interactively(cmd: list[str], output: str, cols: int, rows: int
             # once it has taken what came before (a cooked-mode end of input
             # is lost when a line editor then switches to raw mode).
             await _settled(session)
-            await session.send(EOF_KEY)
+            try:
+                await session.send(EOF_KEY)
+            except SessionClosed:
+                pass  # it ended between the two: nothing more to say to it
         # At the end of a keyboard's input, the program decides what happens.
 
     async def follow_resizes() -> None:

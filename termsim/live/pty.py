@@ -141,7 +141,9 @@ class PtySource:
         golden written live with the toolbar, from the replay without it).
         Holding the clock makes output read late carry the deadline's time,
         in the screen the wait sees and in the recording alike, so the
-        replay decides the same. (Not anyio.current_time(): that looks the
+        replay decides the same; once the wait has looked, the clock goes on
+        from the deadline (``_resume``), so a session's clock may run behind
+        the system's, never ahead. (Not anyio.current_time(): that looks the
         backend up at each call, and only durations ever reach anyio.)"""
         t = time.monotonic() - self._t0
         if self._sleepers:
@@ -175,6 +177,18 @@ class PtySource:
             await self._run_until(event, deadline, poll)
         finally:
             self._sleepers.remove(deadline)
+            self._resume(deadline)
+
+    def _resume(self, deadline: float) -> None:
+        """After a wait whose deadline held the clock: go on from where it
+        stood, not from the real time it missed, so that no duration on the
+        session clock (a ``Quiet``, a frame settling, a stall, the delay
+        after Escape) comes out longer than it really was."""
+        if self._last_now != deadline or (self._sleepers and min(self._sleepers) < deadline):
+            return  # nothing read the clock while it was held at this deadline
+        missed = time.monotonic() - self._t0 - deadline
+        if missed > 0:
+            self._t0 += missed
 
     async def _run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
         while not event.is_set():
@@ -508,7 +522,7 @@ class PtySource:
         view = memoryview(data)
         self._activity += 1
         if index is not None and not self.reads.pending and self.probe is not None:
-            self.probe.events()  # what the program did before this input is not news
+            self.probe.discard()  # what the program did before this input is not news
         try:
             with anyio.fail_after(self.write_timeout):
                 async with self._write_lock:

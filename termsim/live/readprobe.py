@@ -87,12 +87,10 @@ class ReadProbe:
         #: The inotify fd that becomes readable when the program reads or
         #: writes its terminal (None: no inotify here; ask on a timer).
         self.events_fd: int | None = None
-        #: The watch on ``/dev/tty`` (None: none), and whether this
-        #: session's program uses it (asked when needed; once it has, it is
-        #: taken to go on).
+        #: The watch on ``/dev/tty`` (None: none), and how to ask whether
+        #: this session's program has it open.
         self._tty_watch: int | None = None
         self._holds_tty = holds_tty
-        self._tty_used = False
         if inotify and self.path is not None:
             self.events_fd = _inotify(self.path)
             if self.events_fd is not None and holds_tty is not None:
@@ -121,15 +119,18 @@ class ReadProbe:
 
     def events(self) -> list[str] | None:
         """The program's reads and writes since the last call, in order
-        (``"read"``/``"write"``); None without inotify, or if events were lost."""
+        (``"read"``/``"write"``); None without inotify, or if events were lost.
+
+        ``/dev/tty``'s events are kept only if a process of this session has
+        it open now, asked once per call (a ``/proc`` scan), not per event."""
         if self.events_fd is None:
             return None
-        out: list[str] = []
+        found: list[tuple[bool, str]] = []  # (from /dev/tty, "read"/"write")
         while True:
             try:
                 data = os.read(self.events_fd, 4096)
             except BlockingIOError:
-                return out
+                break
             except OSError:
                 return None
             offset = 0
@@ -138,17 +139,29 @@ class ReadProbe:
                 offset += _EVENT.size + length
                 if mask & _IN_Q_OVERFLOW:
                     return None  # the order is lost: decide without it (late)
-                if wd == self._tty_watch and wd is not None and not self._uses_tty():
-                    continue  # another session's program, on its own terminal
+                tty = wd == self._tty_watch
                 if mask & _IN_ACCESS:
-                    out.append("read")
+                    found.append((tty, "read"))
                 if mask & _IN_MODIFY:
-                    out.append("write")
+                    found.append((tty, "write"))
+        if any(tty for tty, _ in found) and not self._uses_tty():
+            found = [event for event in found if not event[0]]
+        return [what for _, what in found]
+
+    def discard(self) -> None:
+        """Forget the events so far (what the program did before an input is
+        not news), without asking who holds ``/dev/tty``."""
+        if self.events_fd is None:
+            return
+        while True:
+            try:
+                if not os.read(self.events_fd, 4096):
+                    return
+            except OSError:
+                return
 
     def _uses_tty(self) -> bool:
-        if not self._tty_used and self._holds_tty is not None:
-            self._tty_used = self._holds_tty()
-        return self._tty_used
+        return self._holds_tty is not None and self._holds_tty()
 
     def close(self) -> None:
         if self.events_fd is not None:
