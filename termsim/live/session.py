@@ -115,7 +115,10 @@ class Session(Driver):
     # -- the engine's Source: the PTY's --------------------------------------------------
 
     def now(self) -> float:
-        """Seconds since the program started, on the system's monotonic clock."""
+        """Seconds since the program started: the system's monotonic clock,
+        except that it holds at a wait's deadline until that wait has looked
+        and goes on from there (so a replay decides alike): it may run behind
+        the system's clock after a late wait, never ahead."""
         return self._pty.now()
 
     def input_ready(self) -> bool | None:
