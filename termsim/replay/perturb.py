@@ -16,6 +16,11 @@ fails under shake. A variant is a list of operations on the recorded events
 
 * :class:`Split`: a read is cut in two at a byte (inside an escape
   sequence or a UTF-8 character too): a PTY may deliver any prefix first.
+* :class:`Pause`: a read cut in two whose second half comes up to
+  ``PAUSE`` later (a program that drew one screen in two writes,
+  descheduled between them), so a test that relies on a screen arriving
+  whole is caught though the live run never cut it; never so long that a
+  recorded wait spanning it would use more than half its timeout.
 * :class:`Merge`: two consecutive reads become one, at the later one's
   time: the reader was late.
 * :class:`Delay`: output the test did not wait for, read just before the
@@ -55,6 +60,8 @@ from ..events import (
 MIN_GAP = 0.02
 #: How far a Stretch goes either way.
 STRETCH = (0.5, 2.0)
+#: The longest pause a Split puts between the halves of a read.
+PAUSE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +72,21 @@ class Split:
 
     def __str__(self) -> str:
         return f"split {self.at}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """The output from byte ``at`` on arrives ``seconds`` later (the read
+    holding it is cut there, and everything after it moves): the program
+    wrote one screen in two writes, or was descheduled between them. Apart
+    from :class:`Split`, so that shrinking drops the pause when the cut
+    alone fails the test."""
+
+    at: int
+    seconds: float
+
+    def __str__(self) -> str:
+        return f"pause {self.at}+{self.seconds:g}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +122,7 @@ class Stretch:
         return f"stretch {self.index}*{self.factor:g}"
 
 
-Op = Split | Merge | Delay | Stretch
+Op = Split | Pause | Merge | Delay | Stretch
 
 @dataclass(frozen=True, slots=True)
 class Perturbation:
@@ -123,7 +145,12 @@ class Perturbation:
         merges = {op.index for op in self.ops if isinstance(op, Merge)}
         delays = {op.index: op.count for op in self.ops if isinstance(op, Delay)}
         stretch = {op.index: op.factor for op in self.ops if isinstance(op, Stretch)}
-        splits = sorted({op.at for op in self.ops if isinstance(op, Split)})
+        pauses: dict[int, float] = {}
+        for op in self.ops:
+            if isinstance(op, Split | Pause):
+                pause = op.seconds if isinstance(op, Pause) else 0.0
+                pauses[op.at] = max(pauses.get(op.at, 0.0), pause)
+        splits = sorted(pauses)
         out: list[Event] = []
         shift = 0.0
         offset = 0
@@ -138,6 +165,11 @@ class Perturbation:
             if isinstance(event, Output):
                 data = event.data
                 pieces = _cut(data, offset, splits)
+                times = [t]
+                for at in splits:
+                    if offset < at < offset + len(data):
+                        shift += pauses[at]
+                        times.append(event.t + shift)
                 offset += len(data)
                 if held is not None:
                     pieces[0] = held.data + pieces[0]
@@ -145,7 +177,7 @@ class Perturbation:
                 if i in merges and _next_is_output(events, i):
                     held = Output(t, b"".join(pieces))
                     continue
-                out.extend(Output(t, piece) for piece in pieces)
+                out.extend(Output(when, piece) for when, piece in zip(times, pieces, strict=True))
                 continue
             if held is not None:  # the next event was not a read after all
                 out.append(held)
@@ -215,13 +247,23 @@ def random_variant(events: Sequence[Event], rng: random.Random) -> Perturbation:
     ops: list[Op] = []
     offsets = output_offsets(events)
     waits = _wait_spans(events)
+    # Pauses are drawn from a generator of their own, seeded from ``rng``'s
+    # state without drawing from it: the variants made before pauses
+    # existed stay the same, pause or not.
+    pauses = random.Random(hash(rng.getstate()))
     for i, event in enumerate(events):
         if isinstance(event, Output) and len(event.data) > 1:
             base = offsets[i]
             if rng.random() < 0.05 and len(event.data) <= 256:
                 ops += [Split(base + k) for k in range(1, len(event.data))]
             elif rng.random() < 0.3:
-                ops.append(Split(base + rng.randrange(1, len(event.data))))
+                at = base + rng.randrange(1, len(event.data))
+                ops.append(Split(at))
+                if pauses.random() < 0.3:
+                    room = _pause_limit(waits, event.t)
+                    pause = round(min(pauses.uniform(MIN_GAP, PAUSE), room), 3)
+                    if pause >= MIN_GAP:
+                        ops.append(Pause(at, pause))
             if _next_is_output(events, i) and rng.random() < 0.2:
                 ops.append(Merge(i))
         elif isinstance(event, Input) and i and isinstance(events[i - 1], Output) \
@@ -254,6 +296,16 @@ def _stretch_limit(waits: list[tuple[float, float, float]], at: float, gap: floa
     return max(1.0, limit)
 
 
+def _pause_limit(waits: list[tuple[float, float, float]], at: float) -> float:
+    """The longest pause at ``at`` that keeps every wait spanning it within
+    half its timeout."""
+    limit = PAUSE
+    for start, end, timeout in waits:
+        if start <= at <= end:
+            limit = min(limit, max(0.0, timeout / 2 - (end - start)))
+    return limit
+
+
 def parse(spec: str) -> Perturbation:
     """A variant from its text (``str(perturbation)``): ``"split 3021; merge 12"``."""
     ops: list[Op] = []
@@ -262,6 +314,8 @@ def parse(spec: str) -> Perturbation:
             continue
         if m := re.fullmatch(r"split (\d+)", part):
             ops.append(Split(int(m[1])))
+        elif m := re.fullmatch(r"pause (\d+)\+([\d.]+)", part):
+            ops.append(Pause(int(m[1]), float(m[2])))
         elif m := re.fullmatch(r"merge (\d+)", part):
             ops.append(Merge(int(m[1])))
         elif m := re.fullmatch(r"delay (\d+)x(\d+)", part):
@@ -270,7 +324,7 @@ def parse(spec: str) -> Perturbation:
             ops.append(Stretch(int(m[1]), float(m[2])))
         else:
             raise ValueError(f"not a perturbation: {part!r} (split N; merge N; delay NxK; "
-                             "stretch N*F)")
+                             "stretch N*F; pause N+S)")
     return Perturbation(tuple(ops))
 
 
@@ -343,6 +397,9 @@ def _describe(op: Op, events: Sequence[Event]) -> str:
     stream = _stream(events)
     if isinstance(op, Split):
         return f"output split at byte {op.at}{_around(stream, op.at)}"
+    if isinstance(op, Pause):
+        return (f"output from byte {op.at} on arrives {op.seconds:g} s later"
+                f"{_around(stream, op.at)}")
     if isinstance(op, Merge):
         at = output_offsets(events)[op.index]
         return f"two reads delivered as one, at byte {at}"
