@@ -24,7 +24,7 @@ from ..engine.settings import record_sessions, substitute_sessions
 from ..errors import ReplayDivergence, ShakeFailure, TermsimError
 from ..events import Warned
 from ..recording.format import Recording
-from .perturb import Op, Perturbation, Split, Stretch, parse, random_variant
+from .perturb import Op, Pause, Perturbation, Split, Stretch, parse, random_variant
 from .session import ReplaySession
 
 #: How many times the body may run while a failing variant is shrunk.
@@ -198,7 +198,13 @@ class Shaker:
             found = fails([])
             if found is not None:  # it fails with no perturbation at all
                 return build([]), found
-        # Gentler: a stretch closer to 1.
+        # Gentler: a cut without its pause, a stretch closer to 1.
+        for i, (k, op) in enumerate(items):
+            if isinstance(op, Pause):
+                candidate = [*items[:i], (k, Split(op.at)), *items[i + 1:]]
+                found = fails(candidate)
+                if found is not None:
+                    items, error = candidate, found
         for i, (k, op) in enumerate(items):
             if isinstance(op, Stretch):
                 gentler = Stretch(op.index, round((op.factor + 1) / 2, 3))
