@@ -105,6 +105,8 @@ class Setup:
 SCENARIOS: dict[str, Setup] = {
     "passing": Setup(passing),
     "boot-hang": Setup(boot_hang, env={"AGENT_REPL_BOOT_HANG": "1"}, configured=True),
+    # The same test on a boot that ends: the run boot-hang is diffed against.
+    "boot-ok": Setup(boot_hang, configured=True),
     "cpr-starvation": Setup(cpr_starvation, configured=True, cpr="ignore"),
     "ipython": Setup(ipython, args=("-m", "IPython", "--no-banner"), size=(100, 30)),
     "ptpython": Setup(ptpython, args=("-m", "ptpython"), size=(100, 30)),

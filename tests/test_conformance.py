@@ -28,28 +28,61 @@ so that each one fails the suite as soon as it starts passing (then remove it
 from the list). So the steps that pass are exactly the others, and
 ``test_conformance_pass_count`` holds their count to ``PASSING`` (the score
 the README states) without comparing every screen a second time.
+
+For comparison, ``test_pyte_pass_count`` makes the same checks (``compare``)
+on stock pyte: ``pyte.Screen(80, 24)`` fed by ``pyte.ByteStream``, no termsim
+code, read through ``PyteView``. It holds pyte's score to ``PYTE_PASSING`` and
+names the steps that changed (``PYTE_FAILING``). pyte raises on a few
+sequences (``CSI ? 6 n``...), which kills its parser; the test then starts a
+new stream, as a caller would (no fixture step makes it raise today).
 """
 
 from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+import pyte
 import pytest
 from helpers import PYTE_COLOUR_INDEX, PYTE_HEX_INDEX, feed_split
+from pyte.screens import Char, StaticDefaultDict
 from wcwidth import wcwidth
 
-from termsim import Emulation, Terminal
+from termsim import Cell, Cursor, Emulation, Modes, Style, Terminal
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "vt100" / "fixtures"
 COLS, ROWS = 80, 24
-#: Stock pyte 0.8.2 matches 298 of the 367 screens; termsim exactly 345. The
-#: 22 it does not match are EXPECTED_DEVIATIONS: vt100-rust choices that
-#: xterm does not make.
+#: Stock pyte 0.8.2 matches 285 of the 367 screens (``PYTE_PASSING``); termsim
+#: exactly 345. The 22 it does not match are EXPECTED_DEVIATIONS: vt100-rust
+#: choices that xterm does not make.
 PASSING = 345
+#: Stock pyte's score: ``pyte.Screen`` fed by ``pyte.ByteStream``, no termsim
+#: code, by the same checks (``test_pyte_pass_count``). The 82 steps it fails:
+PYTE_PASSING = 285
+PYTE_FAILING: dict[str, tuple[int, ...]] = {
+    "alternate_buffer": (3, 4, 5, 6, 7, 10, 11, 12, 13, 14),
+    "attrs": (7,),
+    "colors": (11, 12, 13, 14, 21, 22),
+    "combining": (6, 11, 12, 14),
+    "deckpam": (1,),
+    "decsc": (2, 3, 5),
+    "decstbm": (4, 10, 13, 15),
+    "ed": (17, 19, 21),
+    "el": (24,),
+    "ich_dch_ech": (15,),
+    "il_dl": (2, 3, 4, 6, 7, 8, 11, 12, 16, 17, 18, 21),
+    "modes": (10, 11, 12, 13, 14, 15, 16, 17, 18, 19),
+    "origin_mode": (1, 7, 9),
+    "ris": (1,),
+    "scroll": (3, 4, 5, 6),
+    "utf8": (2,),
+    "wide": (7, 8, 9, 10, 12, 14, 17, 18, 19, 20, 21, 24, 25),
+    "wrap": (15, 16, 23, 28),
+}
 
 #: pyte's colour names and ``38;5;n`` hex values, as vt100-rust's palette
 #: indexes (``tests/helpers.py``; no fixture depends on a value the palette
@@ -184,43 +217,74 @@ def expected_cursor(position: list[int]) -> tuple[int, int]:
     return row, min(col, COLS - 1)
 
 
+#: What ``compare`` checks in each cell, in the order of ``expected_cells``.
+CELL_CHECKS = ("text", "is_wide", "is_wide_continuation", "fgcolor", "bgcolor", "bold", "dim",
+               "italic", "underline", "inverse")
+CellValues = tuple[object, ...]
+
+
+@cache
+def expected_cells(category: str, step: int) -> tuple[tuple[CellValues, ...], ...]:
+    """Each fixture cell's ``CELL_CHECKS`` values, row by row."""
+    blank: CellValues = (" ", False, False, None, None, False, False, False, False, False)
+    grid = [[blank] * COLS for _ in range(ROWS)]
+    cells: dict[str, dict[str, Any]] = expected(category, step)["cells"]
+    for key, cell in cells.items():
+        r, c = map(int, key.split(","))
+        continuation = bool(cell.get("is_wide_continuation"))
+        text = "" if continuation else _nfc(str(cell.get("contents", "")) or " ")
+        grid[r][c] = (text, bool(cell.get("is_wide")), continuation, cell.get("fgcolor"),
+                      cell.get("bgcolor"), bool(cell.get("bold")), bool(cell.get("dim")),
+                      bool(cell.get("italic")), bool(cell.get("underline")),
+                      bool(cell.get("inverse")))
+    return tuple(map(tuple, grid))
+
+
+class ScreenView(Protocol):
+    """What ``compare`` reads: a termsim ``Snapshot``, or a ``PyteView``."""
+
+    @property
+    def lines(self) -> Sequence[str]: ...  # a wide character once
+
+    @property
+    def cursor(self) -> Cursor: ...  # a pending wrap is the last column
+
+    @property
+    def modes(self) -> Modes: ...
+
+    def cell(self, row: int, col: int) -> Cell: ...  # char "": a wide character's right half
+
+
 def mismatches(category: str, step: int, emulation: Emulation | None = None) -> list[str]:
     """Every difference between termsim's screen and the fixture, in words."""
-    want = expected(category, step)
-    term = feed(category, step, emulation)
-    snap = term.screen
-    out: list[str] = []
-    cells: dict[str, dict[str, Any]] = want["cells"]
+    return compare(category, step, feed(category, step, emulation).screen)
 
-    want_rows = expected_rows(cells)
+
+def compare(category: str, step: int, snap: ScreenView) -> list[str]:
+    """Every difference between a screen and the fixture's, in words."""
+    want = expected(category, step)
+    out: list[str] = []
+
+    want_rows = expected_rows(want["cells"])
     got_rows = [_nfc(line.rstrip()) for line in snap.lines]
     for r, (w, g) in enumerate(zip(want_rows, got_rows, strict=True)):
         if w != g:
             out.append(f"row {r}: expected {w!r}, got {g!r}")
 
-    for r in range(ROWS):
-        for c in range(COLS):
-            cell = cells.get(f"{r},{c}", {})
+    for r, want_row in enumerate(expected_cells(category, step)):
+        left_wide = False  # the cell to the left holds a wide character
+        for c, want_cell in enumerate(want_row):
             got = snap.cell(r, c)
-            continuation = bool(cell.get("is_wide_continuation"))
-            got_continuation = got.char == "" and c > 0 and _wide(snap.cell(r, c - 1).char)
-            text = "" if continuation else _nfc(str(cell.get("contents", "")) or " ")
-            got_text = "" if got_continuation else _nfc(got.char or " ")
+            wide = _wide(got.char)
+            continuation = got.char == "" and left_wide
+            left_wide = wide
             style = got.style
-            checks = {
-                "text": (text, got_text),
-                "is_wide": (bool(cell.get("is_wide")), not got_continuation and _wide(got.char)),
-                "is_wide_continuation": (continuation, got_continuation),
-                "fgcolor": (cell.get("fgcolor"), colour_index(style.fg)),
-                "bgcolor": (cell.get("bgcolor"), colour_index(style.bg)),
-                "bold": (bool(cell.get("bold")), style.bold),
-                "dim": (bool(cell.get("dim")), style.dim),
-                "italic": (bool(cell.get("italic")), style.italic),
-                "underline": (bool(cell.get("underline")), style.underline),
-                "inverse": (bool(cell.get("inverse")), style.reverse),
-            }
-            bad = [f"{k} {w!r} != {g!r}" for k, (w, g) in checks.items() if w != g]
-            if bad:
+            got_cell = ("" if continuation else _nfc(got.char or " "), wide and not continuation,
+                        continuation, colour_index(style.fg), colour_index(style.bg), style.bold,
+                        style.dim, style.italic, style.underline, style.reverse)
+            if got_cell != want_cell:
+                bad = [f"{k} {w!r} != {g!r}"
+                       for k, w, g in zip(CELL_CHECKS, want_cell, got_cell, strict=True) if w != g]
                 out.append(f"cell {r},{c}: " + ", ".join(bad))
 
     cursor = (snap.cursor.row, snap.cursor.col)
@@ -268,6 +332,92 @@ def test_conformance_pass_count() -> None:
     assert len(STEPS) - len(EXPECTED_DEVIATIONS) == PASSING, (
         f"PASSING is {PASSING}, but {len(STEPS) - len(EXPECTED_DEVIATIONS)} steps are not in "
         f"EXPECTED_DEVIATIONS: every one of them must match (the tests above say so)")
+
+
+# -- stock pyte, for comparison -----------------------------------------------------
+
+
+class PyteView:
+    """A ``pyte.Screen`` read as ``compare`` reads a termsim snapshot (a view:
+    read it before feeding more). What pyte does not track is the default."""
+
+    def __init__(self, screen: pyte.Screen) -> None:
+        self.screen = screen
+        self.no_line: StaticDefaultDict[int, Char] = StaticDefaultDict(screen.default_char)
+
+    def _line(self, row: int) -> StaticDefaultDict[int, Char]:
+        # .get: indexing pyte's buffer creates rows; a read must change nothing.
+        # (Indexing a line does not: an unwritten cell is the line's default.)
+        line: StaticDefaultDict[int, Char] = self.screen.buffer.get(row, self.no_line)
+        return line
+
+    @property
+    def lines(self) -> list[str]:
+        return ["".join(line[c].data for c in range(COLS)) for line in map(self._line, range(ROWS))]
+
+    def cell(self, row: int, col: int) -> Cell:
+        return _pyte_cell(self._line(row)[col])
+
+    @property
+    def cursor(self) -> Cursor:
+        cursor = self.screen.cursor
+        return Cursor(cursor.y, min(cursor.x, COLS - 1), not cursor.hidden)
+
+    @property
+    def modes(self) -> Modes:
+        # pyte keeps each private mode it is sent (DECSET) in ``mode``, shifted
+        # by 5 (``pyte.modes``), and acts on a few; it ignores DECKPAM (ESC =).
+        # Of several mouse modes set at once, the highest is read (as in
+        # tests/test_libvterm.py): pyte keeps no order. ``modes`` sets them in
+        # rising order, so there the highest is also the latest.
+        mode = self.screen.mode
+        mouse = next((name for m, name in _PYTE_MOUSE if m << 5 in mode), None)
+        encoding = next((name for m, name in _PYTE_ENCODING if m << 5 in mode), None)
+        return Modes(bracketed_paste=2004 << 5 in mode, application_cursor=1 << 5 in mode,
+                     mouse=mouse, mouse_encoding=encoding)
+
+
+@cache
+def _pyte_cell(char: Char) -> Cell:
+    """A pyte cell as a termsim one (pyte has no dim: false)."""
+    return Cell(char.data, Style(char.fg, char.bg, char.bold, char.italics, char.underscore,
+                                 char.reverse, char.strikethrough, char.blink))
+
+
+_PYTE_MOUSE = ((1003, "any"), (1002, "button"), (1000, "normal"), (9, "x10"))
+_PYTE_ENCODING = ((1006, "sgr"), (1015, "urxvt"), (1005, "utf8"))
+
+
+@cache
+def pyte_failures() -> frozenset[tuple[str, int]]:
+    """The steps where stock pyte's screen differs from the fixture. One
+    screen per category, compared after each step (step N's fixture is the
+    screen after steps 1..N)."""
+    failing = set()
+    for category in sorted({c for c, _ in STEPS}):
+        screen = pyte.Screen(COLS, ROWS)
+        stream = pyte.ByteStream(screen)
+        for step in sorted(s for c, s in STEPS if c == category):
+            try:
+                stream.feed((FIXTURES / category / f"{step}.typescript").read_bytes())
+            except Exception:
+                # pyte raises on a few sequences (``CSI ? 6 n``...) and its
+                # parser is dead after that: start a new stream, as a caller would.
+                stream = pyte.ByteStream(screen)
+            if compare(category, step, PyteView(screen)):
+                failing.add((category, step))
+    return frozenset(failing)
+
+
+def test_pyte_pass_count() -> None:
+    listed = {(category, step) for category, steps in PYTE_FAILING.items() for step in steps}
+    assert len(STEPS) - len(listed) == PYTE_PASSING, "PYTE_FAILING and PYTE_PASSING disagree"
+    failing = pyte_failures()
+    now_failing, now_passing = sorted(failing - listed), sorted(listed - failing)
+    assert (len(STEPS) - len(failing), now_failing, now_passing) == (PYTE_PASSING, [], []), (
+        f"stock pyte matches {len(STEPS) - len(failing)} of {len(STEPS)} screens "
+        f"(PYTE_PASSING: {PYTE_PASSING}). Failing, not in PYTE_FAILING: {now_failing or 'none'}. "
+        f"In PYTE_FAILING, passing: {now_passing or 'none'}.")
 
 
 def test_fixture_rows_hold_the_fixture_text() -> None:

@@ -76,6 +76,21 @@ def test_a_hand_written_expectation_may_leave_out_header_margins_and_blank_rows(
     assert not matches(parse("screen 12x3, cursor at row 0, col 0\nhello\nworld"), render(snap))
 
 
+def test_a_screen_written_indented_in_a_test_loses_the_codes_indentation() -> None:
+    # As the README's snippet writes it inside a test function: the rows
+    # share the code's indentation, which is not the screen's.
+    snap = screen(b"hello\r\n  world")
+    indented = """
+        hello
+          world
+        """
+    assert parse(indented).rows == ["hello", "  world"]
+    assert matches(parse(indented), render(snap))
+    # A one-line string keeps its blanks (a toolbar row starts with one),
+    # and so do rows written between margins.
+    assert parse(" state").rows == [" state"]
+    assert parse("\n  |  a |\n  |  b |").rows == ["  a ", "  b "]
+
 def test_the_diff_puts_rows_side_by_side_and_marks_the_cells() -> None:
     expected = parse("screen 12x2\n|state: sleep|\n|ok          |")
     actual = render(screen(b"state: work\r\nok", rows=2), Options(cursor=False))

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from readme import ROOT, block
 
 
 def test_the_readme_example_test_passes(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    readme = (ROOT / "README.md").read_text()
-    block = re.search(r"## A test\n\n```python\n(.*?)```", readme, re.S)
-    assert block, "README.md has no '## A test' python block"
-    path = pytester.makepyfile(test_from_readme=block.group(1))
+    path = pytester.makepyfile(test_from_readme=block("a-test"))
     # As a reader runs it: from the checkout (it starts examples/agent_repl.py),
     # with only the plugins installed, no conftest of ours. In this process:
     # a new interpreter would only add its start-up.

@@ -34,6 +34,7 @@ blanks then do not count) and trailing blank rows.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -202,6 +203,12 @@ def parse(text: str) -> ScreenText:
     if margins:
         rows = [line.strip()[1:-1] for line in lines]
     else:
+        if text.startswith("\n"):
+            # A triple-quoted screen opened on its own line, inside a test
+            # function, is indented with the code: the indentation all its
+            # rows share is the code's, not the screen's (rows that must
+            # all start with blanks go between |, or in a one-line string).
+            lines = textwrap.dedent("\n".join(lines)).split("\n")
         rows = [line.rstrip() for line in lines]
         while rows and not rows[-1]:
             rows.pop()
