@@ -6,6 +6,8 @@ and what does the harness cost next to the programs it drives?
     python benchmarks/bench_sessions.py --diagnose             # + event-loop stalls
     python benchmarks/bench_sessions.py --nice 10              # programs niced
     python benchmarks/bench_sessions.py --record-dir /tmp/rec  # keep recordings
+    python benchmarks/bench_sessions.py --spawn-close [--sessions 20] [--repeat 30]
+                                        [--ballast MB]
 
 Each session runs ``examples/agent_repl.py`` (a prompt_toolkit app) under
 ``termsim.spawn(..., record=False)``, all of them concurrently in one anyio
@@ -45,14 +47,43 @@ leader, so with ``kernel.sched_autogroup_enabled=1`` each one is its own
 scheduling group, weighed like the whole harness); ``--stagger S`` starts
 session ``i`` after ``i * S`` seconds; ``--record-dir`` records every
 session.
+
+``--spawn-close`` measures what starting and ending sessions costs the event
+loop and the test, on asyncio and trio side by side in one run, with a small
+program (``python -c``: print ``ready``, then read stdin until the terminal
+hangs up, so SIGHUP ends it):
+
+* the longest loop stall: a task sleeping 1 ms in a loop reports how late
+  it woke, while ``--sessions`` sessions (20 by default) are entered at
+  once, each waits for ``ready``, and all leave their blocks at once; the
+  stall is told for each phase (spawn, wait, close) and overall, with the
+  loop thread's CPU time during it (the rest is waiting for a CPU) and the
+  garbage collector's pauses within it (a full collection of a heap this
+  size takes about 10 ms here, whoever made the garbage; the heap is
+  collected before this phase, so the backend measured second does not pay
+  for the first one's garbage);
+* ``spawn()`` to first output: from before ``spawn()`` to the first
+  ``Output`` event, against a bare ``subprocess.Popen`` of the same program
+  on a PTY (``os.openpty``, ``start_new_session=True``, the slave as its
+  stdio) to the first byte read from the master, alternating, median of
+  ``--repeat``;
+* closing: from the end of the block to its exit, for a session whose
+  program exits on SIGHUP, median of ``--repeat``.
+
+``--ballast MB`` first fills that much memory in the harness (a test
+process with many imports is large, and a plain ``fork`` copies its page
+tables).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import resource
+import select
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -252,6 +283,188 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+# -- --spawn-close: what starting and ending sessions costs the loop -------------------
+
+#: Prints a line, then reads until the terminal hangs up (SIGHUP ends it).
+READY = [sys.executable, "-c", "import sys; print('ready', flush=True); sys.stdin.read()"]
+PHASES = ("spawn", "wait", "close")
+
+
+@dataclass
+class SpawnClose:
+    #: the longest stall of a 1 ms ticker in each phase: how long, when, how
+    #: much of it the loop's thread spent on the CPU, and in the garbage
+    #: collector (s, s, s, s)
+    stalls: dict[str, tuple[float, float, float, float]]
+    #: spawn() to the first Output, and a bare Popen to the first byte (s)
+    first_output: list[float]
+    bare_first_output: list[float]
+    #: from the end of the block to its exit (s)
+    close: list[float]
+
+
+async def _ticker(samples: list[tuple[float, float, float]], stop: anyio.Event) -> None:
+    while not stop.is_set():
+        before, cpu = time.monotonic(), time.thread_time()
+        await anyio.sleep(0.001)  # the ticker's period: a measurement, not synchronisation
+        samples.append((before, time.monotonic() - before - 0.001, time.thread_time() - cpu))
+
+
+async def _stalls(sessions: int) -> dict[str, tuple[float, float, float, float]]:
+    """Enter ``sessions`` blocks at once, wait for ``ready`` in each, leave
+    them all at once; the longest stall of each phase."""
+    samples: list[tuple[float, float, float]] = []
+    collections: list[tuple[float, float]] = []  # the garbage collector's pauses
+    collecting = [0.0]
+
+    def collector(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collecting[0] = time.monotonic()
+        else:
+            collections.append((collecting[0], time.monotonic()))
+    stop = anyio.Event()
+    spawned, seen = anyio.Event(), anyio.Event()
+    counts = {"spawned": 0, "seen": 0}
+    ends: dict[str, float] = {}
+
+    async def one() -> None:
+        async with termsim.spawn(READY, record=False) as term:
+            counts["spawned"] += 1
+            if counts["spawned"] == sessions:
+                ends["spawn"] = time.monotonic()
+                spawned.set()
+            await spawned.wait()
+            await term.wait_for(Text("ready"), timeout=60)
+            counts["seen"] += 1
+            if counts["seen"] == sessions:
+                ends["wait"] = time.monotonic()
+                seen.set()
+            await seen.wait()
+
+    gc.callbacks.append(collector)
+    try:
+        async with anyio.create_task_group() as outer:
+            outer.start_soon(_ticker, samples, stop)
+            await anyio.lowlevel.checkpoint()
+            t0 = time.monotonic()
+            async with anyio.create_task_group() as tg:
+                for _ in range(sessions):
+                    tg.start_soon(one)
+            ends["close"] = time.monotonic()
+            stop.set()
+    finally:
+        gc.callbacks.remove(collector)
+    # A stall counts in every phase it overlaps.
+    starts = {"spawn": t0, "wait": ends["spawn"], "close": ends["wait"]}
+    worst = {phase: (0.0, 0.0, 0.0, 0.0) for phase in (*PHASES, "overall")}
+    for at, lag, cpu in samples:
+        woke = at + 0.001 + lag
+        for phase in PHASES:
+            if at <= ends[phase] and woke >= starts[phase]:
+                for key in (phase, "overall"):
+                    if lag > worst[key][0]:
+                        gc_time = sum(max(0.0, min(end, woke) - max(begin, at))
+                                      for begin, end in collections)
+                        worst[key] = (lag, at - t0, cpu, gc_time)
+    return worst
+
+
+def _bare_first_output() -> float:
+    """A bare subprocess.Popen of READY on a PTY: to the first byte read."""
+    t0 = time.monotonic()
+    master, slave = os.openpty()
+    proc = subprocess.Popen(READY, stdin=slave, stdout=slave, stderr=slave,
+                            start_new_session=True)
+    os.close(slave)
+    select.select([master], [], [])
+    os.read(master, 1024)
+    took = time.monotonic() - t0
+    os.close(master)  # the hangup ends it
+    proc.wait()
+    return took
+
+
+async def _first_output_and_close() -> tuple[float, float]:
+    first: list[float] = []
+
+    def watch(event: termsim.Event) -> None:
+        if isinstance(event, termsim.events.Output) and not first:
+            first.append(time.monotonic())
+
+    t0 = time.monotonic()
+    session = termsim.spawn(READY, record=False)
+    session.listeners.append(watch)
+    async with session as term:
+        await term.wait_for(Text("ready"), timeout=60)
+        closing = time.monotonic()
+    return first[0] - t0, time.monotonic() - closing
+
+
+async def spawn_close(sessions: int, repeat: int) -> SpawnClose:
+    # One session first: imports and the worker thread pool are a one-time cost.
+    await _first_output_and_close()
+    # From a collected heap: a full collection that an earlier run's garbage
+    # owes (10-45 ms here) would otherwise land in whichever backend runs second.
+    gc.collect()
+    stalls = await _stalls(sessions)
+    first, bare, close = [], [], []
+    for _ in range(repeat):
+        bare.append(_bare_first_output())
+        took, closing = await _first_output_and_close()
+        first.append(took)
+        close.append(closing)
+    return SpawnClose(stalls, first, bare, close)
+
+
+def main_spawn_close(sessions: int, repeat: int, ballast: int) -> int:
+    kept = bytearray(ballast << 20)  # touched, so the pages are really there
+    for i in range(0, len(kept), 4096):
+        kept[i] = 1
+    runs = {backend: anyio.run(spawn_close, sessions, repeat, backend=backend)
+            for backend in ("asyncio", "trio")}
+    load = os.getloadavg()
+    print(f"{sessions} sessions of `python -c ...` spawned, waited on and "
+          f"closed at once; {repeat} sequential sessions for the medians; harness "
+          f"RSS {_rss_mb():.0f} MB (ballast {ballast} MB); {os.cpu_count()} CPUs, load "
+          f"average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    ms = 1e3
+    rows: list[tuple[str, ...]] = [("", *runs)]
+    for phase in (*PHASES, "overall"):
+        rows.append((f"longest loop stall, {phase} (ms: CPU, GC)", *(
+            f"{r.stalls[phase][0] * ms:.1f}: {r.stalls[phase][2] * ms:.1f}, "
+            f"{r.stalls[phase][3] * ms:.1f}" for r in runs.values())))
+    rows += [
+        ("spawn() to first output, median (ms)",
+         *(f"{statistics.median(r.first_output) * ms:.1f}" for r in runs.values())),
+        ("bare Popen on a PTY to first byte, median (ms)",
+         *(f"{statistics.median(r.bare_first_output) * ms:.1f}" for r in runs.values())),
+        ("spawn() / bare Popen", *(
+            f"{statistics.median(r.first_output) / statistics.median(r.bare_first_output):.2f}x"
+            for r in runs.values())),
+        ("spawn() - bare Popen, median of pairs (ms)",
+         *(f"{_paired(r.first_output, r.bare_first_output) * ms:+.2f}" for r in runs.values())),
+        ("close, median / max (ms)", *(
+            f"{statistics.median(r.close) * ms:.1f} / {max(r.close) * ms:.1f}"
+            for r in runs.values())),
+    ]
+    width = max(len(row[0]) for row in rows)
+    for row in rows:
+        print(f"  {row[0]:<{width}}" + "".join(f"  {cell:>16}" for cell in row[1:]))
+    del kept
+    return 0
+
+
+def _paired(ours: list[float], bare: list[float]) -> float:
+    """The median difference of runs made side by side (steadier than a
+    ratio of medians when the machine's speed drifts)."""
+    return statistics.median(a - b for a, b in zip(ours, bare, strict=True))
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / (1 << 20)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=50)
@@ -271,7 +484,17 @@ def main() -> int:
                         help="also measure the harness's event-loop lag (a task "
                         "waking every 5 ms; it costs some harness CPU)")
     parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
+    parser.add_argument("--spawn-close", action="store_true",
+                        help="measure what starting and ending sessions costs instead "
+                        "(loop stalls, spawn to first output, close; see above)")
+    parser.add_argument("--repeat", type=int, default=30,
+                        help="--spawn-close: sequential sessions for the medians")
+    parser.add_argument("--ballast", type=int, default=0,
+                        help="--spawn-close: MB of memory the harness holds first")
     args = parser.parse_args()
+    if args.spawn_close:
+        sessions = 20 if "--sessions" not in sys.argv else args.sessions
+        return main_spawn_close(sessions, args.repeat, args.ballast)
 
     opts = Options(args.turns, args.timeout, args.record_dir, args.nice, args.stagger,
                    args.diagnose)

@@ -21,6 +21,11 @@ Where things are read from, so it works beyond Linux:
 * a process's end is awaited through a pidfd (Linux), else a kqueue
   (macOS, the BSDs), else by checking with a backoff. Each fallback can be
   forced on Linux (``BACKEND``, ``EXIT_WATCH``) so the tests exercise it.
+
+A teardown never scans on the event loop: :func:`scan_started_by` reads the
+table in a worker thread, and the teardowns that ask while a scan runs
+share the next one (twenty sessions closing at once make four or five
+scans, not forty).
 """
 
 from __future__ import annotations
@@ -31,11 +36,12 @@ import select
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 import anyio
+import anyio.lowlevel
 
 #: Where the process table is read from: ``"proc"`` or ``"ps"``.
 BACKEND: Literal["proc", "ps"] = "proc" if os.path.isdir("/proc/self") else "ps"
@@ -64,6 +70,8 @@ class Proc:
     pgid: int
     sid: int  # -1 where it cannot be read (``ps`` has no portable session id)
     marked: bool
+    #: Which of the markers looked for its environment carries.
+    marks: frozenset[bytes] = frozenset()
 
 
 def _proc_stat(pid: int) -> tuple[int, int, int] | None:
@@ -81,15 +89,22 @@ def _proc_stat(pid: int) -> tuple[int, int, int] | None:
         return None
 
 
-def _has_marker(pid: int, needle: bytes) -> bool:
+def _marks(pid: int, needles: frozenset[bytes]) -> frozenset[bytes]:
+    """Which of ``needles`` (``NAME=value``) are in the environment of ``pid``."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
-            return needle in f.read().split(b"\0")
+            variables = f.read().split(b"\0")
     except OSError:  # gone, or another user's
-        return False
+        return frozenset()
+    return frozenset(n for n in needles if n in variables)
 
 
-def _from_proc(needle: bytes | None) -> list[Proc]:
+def _needles(needle: bytes | None, more: tuple[bytes, ...]) -> frozenset[bytes]:
+    return frozenset(n for n in (needle, *more) if n is not None)
+
+
+def _from_proc(needle: bytes | None, *more: bytes) -> list[Proc]:
+    needles = _needles(needle, more)
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -101,17 +116,18 @@ def _from_proc(needle: bytes | None) -> list[Proc]:
         pid = int(name)
         stat = _proc_stat(pid)
         if stat is not None:
-            marked = needle is not None and _has_marker(pid, needle)
-            out.append(Proc(pid, stat[0], stat[1], stat[2], marked))
+            marks = _marks(pid, needles) if needles else frozenset()
+            out.append(Proc(pid, stat[0], stat[1], stat[2], bool(marks), marks))
     return out
 
 
-def _from_ps(needle: bytes | None) -> list[Proc]:
+def _from_ps(needle: bytes | None, *more: bytes) -> list[Proc]:
+    needles = _needles(needle, more)
     # The environment follows the command: "e" for procps, "-E" on macOS,
     # "-e" on the BSDs. The marker's token is random, so a substring test is exact enough.
     env_flag = "-E" if sys.platform == "darwin" else "e" if sys.platform == "linux" else "-e"
     argv = ["ps", "-A", "-ww", "-o", "pid=", "-o", "ppid=", "-o", "pgid=", "-o", "command="]
-    if needle is not None:
+    if needles:
         argv.insert(2, env_flag)
     try:
         listing = subprocess.run(argv, capture_output=True, check=False, timeout=10).stdout
@@ -124,16 +140,19 @@ def _from_ps(needle: bytes | None) -> list[Proc]:
             pid, ppid, pgid = int(fields[0]), int(fields[1]), int(fields[2])
         except (IndexError, ValueError):
             continue
-        marked = needle is not None and len(fields) > 3 and needle in fields[3]
-        out.append(Proc(pid, ppid, pgid, -1, marked))
+        command = fields[3] if len(fields) > 3 else b""
+        marks = frozenset(n for n in needles if n in command)
+        out.append(Proc(pid, ppid, pgid, -1, bool(marks), marks))
     return out
 
 
-def processes(marker: str | None = None) -> list[Proc]:
-    """The process table now; ``marker`` (``NAME=value``) is looked for in
-    each environment. [] if it cannot be read at all."""
+def processes(marker: str | None = None, *more: str) -> list[Proc]:
+    """The process table now; ``marker`` (``NAME=value``), and any ``more``,
+    is looked for in each environment (``Proc.marks``: which were found;
+    ``Proc.marked``: any). [] if it cannot be read at all."""
     needle = marker.encode() if marker is not None else None
-    return _from_proc(needle) if BACKEND == "proc" else _from_ps(needle)
+    others = tuple(m.encode() for m in more)
+    return _from_proc(needle, *others) if BACKEND == "proc" else _from_ps(needle, *others)
 
 
 def descendants(root: int, table: Iterable[Proc] | None = None) -> list[int]:
@@ -151,16 +170,82 @@ def descendants(root: int, table: Iterable[Proc] | None = None) -> list[int]:
     return found
 
 
-def started_by(leader: int, marker: str | None) -> set[int]:
+def started_by(leader: int, marker: str | None, table: Iterable[Proc] | None = None) -> set[int]:
     """Everything the session led by ``leader`` started, by all three nets
     (see the module's docstring); ``leader`` itself is not included, nor is
     the calling process (which may carry the marker when it ran the session
-    through a wrapper)."""
-    table = processes(marker)
+    through a wrapper). ``table``: a scan that looked for ``marker`` (by
+    default, one made now)."""
+    table = list(processes(marker) if table is None else table)
+    needle = None if marker is None else marker.encode()
     found = set(descendants(leader, table))
-    found |= {p.pid for p in table if p.marked or leader in (p.sid, p.pgid)}
+    found |= {p.pid for p in table if needle in p.marks or leader in (p.sid, p.pgid)}
     found -= {leader, os.getpid()}
     return found
+
+
+async def scan_started_by(leader: int, marker: str | None) -> set[int]:
+    """:func:`started_by`, from a scan made after this call, off the event
+    loop, shared with every other teardown that asks meanwhile."""
+    return started_by(leader, marker, await _shared_scan(marker))
+
+
+class _Scan:
+    """One scan of the process table, and who waits for it."""
+
+    def __init__(self) -> None:
+        self.markers: set[str] = set()
+        self.done = anyio.Event()
+        self.table: list[Proc] = []
+
+
+class _Scans:
+    """This event loop's scans: at most one runs; the next gathers who asks."""
+
+    def __init__(self) -> None:
+        self.running: _Scan | None = None
+        self.next: _Scan | None = None
+
+
+_SCANS: anyio.lowlevel.RunVar[_Scans] = anyio.lowlevel.RunVar("termsim_scans")
+
+
+async def _shared_scan(marker: str | None) -> list[Proc]:
+    """A scan of the table that starts after this call (so it sees every
+    process that exists now), looking for ``marker``; made in a worker
+    thread, one at a time: whoever asks while one runs joins the next."""
+    try:
+        scans = _SCANS.get()
+    except LookupError:
+        scans = _Scans()
+        _SCANS.set(scans)
+    scan = scans.next
+    if scan is not None:  # not started yet: it will see what exists now
+        if marker is not None:
+            scan.markers.add(marker)
+        await scan.done.wait()
+        return scan.table
+    scan = scans.next = _Scan()
+    if marker is not None:
+        scan.markers.add(marker)
+    # Shielded: others wait for this scan, whatever happens to this caller.
+    with anyio.CancelScope(shield=True):
+        try:
+            # The teardowns that run in this same pass of the loop join it.
+            await anyio.lowlevel.checkpoint()
+            while scans.running is not None:
+                # It may have read the table before this call: wait, then scan again.
+                await scans.running.done.wait()
+            scans.next, scans.running = None, scan
+            markers = sorted(scan.markers)
+            scan.table = await anyio.to_thread.run_sync(lambda: processes(*markers))
+        finally:
+            if scans.running is scan:
+                scans.running = None
+            if scans.next is scan:
+                scans.next = None
+            scan.done.set()
+    return scan.table
 
 
 def session_holds(leader: int, path: str) -> bool:
@@ -226,20 +311,20 @@ def signal_all(pgid: int, pids: Iterable[int], sig: signal.Signals) -> None:
 
 
 async def end_tree(
-    pid: int, started: Callable[[], set[int]], reaped: Callable[[], bool],
+    pid: int, started: Callable[[], Awaitable[set[int]]], reaped: Callable[[], bool],
     try_reap: Callable[[], None],
 ) -> None:
     """End the child ``pid`` and everything ``started`` finds: hangup, then
     terminate, then kill, each with its grace period. ``reaped``: whether
     the child is reaped; ``try_reap`` reaps it if it has exited."""
-    others = started()
+    others = await started()
     for n, (sig, grace) in enumerate((
         (signal.SIGHUP, HANGUP_GRACE), (signal.SIGTERM, TERMINATE_GRACE),
         (signal.SIGKILL, KILL_GRACE),
     )):
         if n:
             # It may have forked since, or started a daemon that left.
-            others |= started()
+            others |= await started()
         alive = [p for p in others if is_running(p)]
         if reaped() and not alive:
             return

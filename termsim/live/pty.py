@@ -4,9 +4,9 @@ The thin I/O shell around the sans-IO :class:`~termsim.Terminal` and the
 shared :class:`~termsim.engine.engine.Engine`. It turns what happens at the PTY
 into :mod:`termsim.events` and hands them on, in order:
 
-* ``_spawn`` starts the child in a new PTY, with ``subprocess``'s contract
+* ``spawn`` starts the child in a new PTY, with ``subprocess``'s contract
   (it becomes a session leader), in a worker thread so the loop never waits
-  for a fork;
+  for a start;
 * a reader task waits for the master fd to be readable (``anyio.wait_readable``,
   so epoll on asyncio and trio alike), reads everything available (each read
   an :class:`~termsim.events.Output`, emitted at once so the recording has
@@ -20,7 +20,10 @@ into :mod:`termsim.events` and hands them on, in order:
 * closing (normally, by exception, by cancellation) is shielded: hangup, then
   terminate, then kill, each with a short grace period, for the child's
   process group, every descendant found in ``/proc``, and every process that
-  carries the session's marker in its environment (daemons that left).
+  carries the session's marker in its environment (daemons that left). The
+  process table is scanned in a worker thread, and the inotify fd, whose
+  close waits for the kernel, is closed by a thread of its own: closing
+  never holds the loop.
 
 Reading, the exit watcher, writing and teardown are one process's lifecycle
 and share its state, so they stay in this one class; what needs none of it
@@ -34,7 +37,9 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import queue
 import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -43,12 +48,13 @@ from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 
 from ..emulator.terminal import Query
 from ..errors import SessionClosed
 from ..events import Event, Exit, InputRead, Output, Reply, TtyMode, stamp
 from . import process as _process
-from .process import end_tree, signal_all, started_by, wait_exited
+from .process import end_tree, scan_started_by, signal_all, started_by, wait_exited
 from .readprobe import ReadProbe
 from .readtrack import ReadTracker
 from .spawn import SESSION_VARIABLE, Child, set_size, start
@@ -74,6 +80,51 @@ TTY_POLL = (0.01, 0.16)
 #: Without inotify, how often to ask whether the program read its input:
 #: from the first interval, doubling up to the last.
 READ_POLL = (0.001, 0.05)
+
+
+class _Closer:
+    """A thread of its own that closes the fds it is given, in order."""
+
+    def __init__(self) -> None:
+        self._fds: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def close(self, fd: int) -> None:
+        self._fds.put(fd)
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():  # (gone after a fork)
+                self._thread = threading.Thread(target=self._run, name="termsim-closer",
+                                                daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            fd = self._fds.get()
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+#: Closes, off the event loop, the fds whose close blocks the caller.
+close_soon = _Closer().close
+
+
+#: One worker thread starts this event loop's programs, one after another:
+#: a start holds its thread until the exec (a posix_spawn's child may wait
+#: for a CPU) but never the loop, and more threads would only take turns
+#: at the interpreter lock with the loop, and each cost a thread start.
+_SPAWNER: anyio.lowlevel.RunVar[anyio.CapacityLimiter] = anyio.lowlevel.RunVar("termsim_spawner")
+
+
+def _spawner() -> anyio.CapacityLimiter:
+    try:
+        return _SPAWNER.get()
+    except LookupError:
+        limiter = anyio.CapacityLimiter(1)
+        _SPAWNER.set(limiter)
+        return limiter
 
 
 class PtySource:
@@ -216,10 +267,13 @@ class PtySource:
     async def start(self) -> None:
         """Fork the program and start the reader and exit tasks."""
         cols, rows = self.size
+
+        def run() -> Child:
+            return start(self.argv, env=self.env, cwd=self.cwd, cols=cols, rows=rows,
+                         cell_size=self.cell_size)
+
         with anyio.CancelScope(shield=True):  # a started child must be known, to end it
-            child = await anyio.to_thread.run_sync(
-                lambda: start(self.argv, env=self.env, cwd=self.cwd, cols=cols, rows=rows,
-                              cell_size=self.cell_size))
+            child = await anyio.to_thread.run_sync(run, limiter=_spawner())
         self.proc = child
         self.fd = child.fd
         self._t0 = time.monotonic()
@@ -265,6 +319,11 @@ class PtySource:
         assert self.proc is not None
         return started_by(self.proc.pid, f"{SESSION_VARIABLE}={self.token}")
 
+    async def _scan_started(self) -> set[int]:
+        """:meth:`_started`, scanned off the event loop (``_process``)."""
+        assert self.proc is not None
+        return await scan_started_by(self.proc.pid, f"{SESSION_VARIABLE}={self.token}")
+
     def kill_now(self) -> None:
         """Synchronous last resort: SIGKILL the tree, reap, release."""
         proc = self.proc
@@ -304,7 +363,7 @@ class PtySource:
     async def _end_process_tree(self) -> None:
         proc = self.proc
         assert proc is not None
-        await end_tree(proc.pid, self._started, lambda: self._reaped, self._try_reap)
+        await end_tree(proc.pid, self._scan_started, lambda: self._reaped, self._try_reap)
 
     def release(self) -> None:
         proc = self.proc
@@ -314,7 +373,12 @@ class PtySource:
             os.close(self._pidfd)
             self._pidfd = -1
         if self.probe is not None:
+            # Closing an inotify fd waits for the kernel's RCU grace period
+            # (8-16 ms, in the caller): another thread does it, and no one waits.
+            events_fd, self.probe.events_fd = self.probe.events_fd, None
             self.probe.close()
+            if events_fd is not None:
+                close_soon(events_fd)
         if self.fd >= 0:
             fd, self.fd = self.fd, -1
             try:
