@@ -31,17 +31,41 @@ session is a stream of :mod:`termsim.events`, which all of them speak.
 
 from . import events
 from .emulator.emulation import Emulation
+from .emulator.hygiene import Leftover
 from .emulator.keys import key_bytes
 from .emulator.mouse import MouseOff
 from .emulator.region import Region
-from .emulator.snapshot import Cell, Cursor, Modes, Run, Snapshot, Style
+from .emulator.signals import (
+    Command,
+    Graphic,
+    Notification,
+    ShellMark,
+    Signal,
+    Signals,
+)
+from .emulator.snapshot import Cell, Cursor, Hyperlink, Modes, Run, Snapshot, Style
 from .emulator.terminal import QUERY_KINDS, Policy, Query, Terminal
 from .engine.cursor_predicates import CursorAfter, CursorAt, InputReady
 from .engine.driver import Driver
-from .engine.failures import ProcessExited, ScreenMismatch, Stalled, WaitTimeout
+from .engine.failures import (
+    ProcessExited,
+    ScreenMismatch,
+    Stalled,
+    TerminalLeftDirty,
+    WaitTimeout,
+)
 from .engine.playback import Playback
 from .engine.predicates import Predicate, Quiet, Sequence, as_predicate
-from .engine.settings import golden_screens, record_sessions
+from .engine.settings import check_hygiene, golden_screens, record_sessions
+from .engine.signal_predicates import (
+    Bell,
+    Clipboard,
+    CommandFinished,
+    Image,
+    Link,
+    Notified,
+    Title,
+)
 from .engine.source import Mark
 from .engine.text_predicates import Regex, Text
 from .errors import (
@@ -69,7 +93,11 @@ __version__ = "0.1.0"
 __all__ = [
     "QUERY_KINDS",
     "ArgumentError",
+    "Bell",
     "Cell",
+    "Clipboard",
+    "Command",
+    "CommandFinished",
     "Cursor",
     "CursorAfter",
     "CursorAt",
@@ -77,10 +105,17 @@ __all__ = [
     "Emulation",
     "Event",
     "GoldenMissing",
+    "Graphic",
+    "Hyperlink",
+    "Image",
     "InputReady",
+    "Leftover",
+    "Link",
     "Mark",
     "Modes",
     "MouseOff",
+    "Notification",
+    "Notified",
     "Playback",
     "Policy",
     "Predicate",
@@ -100,18 +135,24 @@ __all__ = [
     "SessionClosed",
     "SessionDiff",
     "ShakeFailure",
+    "ShellMark",
+    "Signal",
+    "Signals",
     "Snapshot",
     "Stalled",
     "Style",
     "Terminal",
+    "TerminalLeftDirty",
     "TermsimError",
     "TermsimWarning",
     "Text",
+    "Title",
     "UnknownKey",
     "WaitRecord",
     "WaitTimeout",
     "__version__",
     "as_predicate",
+    "check_hygiene",
     "diff",
     "events",
     "export_asciicast",

@@ -86,6 +86,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(expect_screen(golden=...))",
     )
     group.addoption(
+        "--termsim-hygiene", action="store_true", default=False,
+        help="fail a test whose program exits leaving the terminal dirty (the alternate "
+        "screen, mouse tracking, bracketed paste... still on); spawn(hygiene=False) opts out",
+    )
+    group.addoption(
         "--termsim-flaky", default="report", choices=("report", "fail"),
         help="a test that passed only on a rerun: list it (default), or also fail the run "
         "unless it is marked termsim_flaky(reason=..., until=...) and not expired",
@@ -143,7 +148,8 @@ def _remove_stale(directory: Path, stem: str) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     __tracebackhide__ = True
-    with _goldens(item):
+    hygiene = bool(item.config.getoption("--termsim-hygiene"))
+    with _goldens(item), settings.check_hygiene(hygiene):
         return (yield from _recorded_call(item))
 
 

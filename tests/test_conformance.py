@@ -698,9 +698,9 @@ def test_C0_control_inside_a_query_keeps_its_offset() -> None:
         (b"\x1b(<", "ESC (<"),  # DEC supplemental
         (b"\x1b-A", "ESC -A"),
         (b"\x1b]999;x\x07", "OSC 999"),
-        (b"\x1bPq#0;2;0;0;0~-\x1b\\", "DCS q"),  # sixel
+        (b"\x1bP1;1|17/7E\x1b\\", "DCS |"),  # DECUDK (sixel: Snapshot.graphics)
         (b"\x1bP1$tx\x1b\\", "DCS $t"),
-        (b"\x1b_Gf=100;AAAA\x1b\\", "APC"),
+        (b"\x1b_xyz\x1b\\", "APC"),  # (kitty's APC G: Snapshot.graphics)
         (b"\x1b^pm\x1b\\", "PM"),
         (b"\x1bXsos\x1b\\", "SOS"),
         (b"\x01", "C0 control 0x01"),

@@ -12,6 +12,7 @@ import anyio
 import pytest
 
 from termsim import (
+    Bell,
     CursorAfter,
     ProcessExited,
     Quiet,
@@ -458,3 +459,35 @@ async def test_a_frame_edge_cut_across_two_reads_still_closes_the_frame() -> Non
     ])
     seen = await script.engine.wait_for(Text("working"), timeout=5)
     assert "working" in seen.text and script.clock == 0.18
+
+
+# -- signals (a bell, a notification) and the causal rule ---------------------------
+
+
+async def test_a_bell_rung_before_the_read_never_counts() -> None:
+    # A bell in flight when the key was written (rung for an earlier key)
+    # and a bell rung in answer: only the second satisfies the wait.
+    script = Script([Output(0.10, b"\x07"), InputRead(0.11, 1), Output(0.12, b"\x07ok")])
+    mark = sent(script)
+    snap = await script.engine.wait_for(Bell(), since=mark, timeout=5)
+    assert script.clock == 0.12 and snap.signals.bell_count == 2
+
+
+async def test_a_bell_in_an_earlier_read_of_an_answer_noticed_late_counts() -> None:
+    # The program read the key and answered with a bell, then text, in two
+    # reads, all before the source noticed the read: the bell is the answer
+    # although the screens rule counts only the screen at the notice.
+    script = Script([Output(0.10, b"\x07"), Output(0.11, b"done"),
+                     InputRead(0.12, 1, answered=True)])
+    mark = sent(script)
+    await script.engine.wait_for(Bell() & Text("done"), since=mark, timeout=5)
+    assert script.clock == 0.12
+
+
+async def test_a_bell_before_the_input_was_written_never_counts() -> None:
+    script = Script([Output(0.10, b"\x07"), InputRead(0.3, 1, answered=True)])
+    script.until(0.2)
+    mark = sent(script)
+    with pytest.raises(WaitTimeout) as info:
+        await script.engine.wait_for(Bell(), since=mark, timeout=1)
+    assert "bells since the mark: none; before it: 1, the last at 0.100 s" in str(info.value)

@@ -28,7 +28,7 @@ from termsim.events import (
     Warned,
 )
 from termsim.recording.format import RecordingWriter, make_header
-from termsim.report.draw import look
+from termsim.report.draw import look, safe_link
 from termsim.report.html import _SCRIPT, _Encoder, recording_html
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -400,3 +400,76 @@ def test_hostile_page_in_headless_chromium_builds_no_markup(tmp_path: Path) -> N
     assert {tag for tag, _ in dom.elements} <= PAGE_TAGS | {"tbody"}
     assert not [a for _, a in dom.elements if any(k.startswith("on") for k in a)]
     assert rstripped(text) == rstripped(Playback(recording).screen_at(1.1).text)
+
+
+# -- OSC 8 hyperlinks --------------------------------------------------------------------
+
+#: URLs a program may send that must never become links: other schemes, and
+#: the spellings a browser would still read as one (case, leading blanks,
+#: tabs and newlines it drops, backslashes it reads as slashes).
+HOSTILE_LINKS = [
+    "javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)",
+    "java\tscript:alert(1)", "java\nscript:alert(1)", "\x01javascript:alert(1)",
+    "javascript://example.org/%0aalert(1)", "data:text/html,<script>alert(1)</script>",
+    "vbscript:msgbox(1)", "//evil.example/x", "https:\\\\evil.example", "http://x/ y",
+    "https://" + "a" * 2100,
+]
+#: URLs that become links: quoting them is the writer's business, not a reason to refuse.
+SAFE_LINKS = ["https://example.org/a?b=1&c=2", "http://x/\"><svg/onload=alert(1)>",
+              "mailto:someone@example.org", "file:///etc/hosts"]
+
+
+def test_only_web_mail_and_file_urls_may_become_links() -> None:
+    for url in HOSTILE_LINKS:
+        assert safe_link(url) is None, url
+    for url in SAFE_LINKS:
+        assert safe_link(url) == url
+
+
+def linked_recording(path: Path) -> Recording:
+    header = make_header(argv=["links"], cwd="/", cols=60, rows=20, env={})
+    recorder = RecordingWriter(path, header)
+    for n, url in enumerate(HOSTILE_LINKS + SAFE_LINKS):
+        link = b"\x1b]8;;" + url.encode() + b"\x1b\\" + f"L{n}".encode() + b"\x1b]8;;\x1b\\"
+        recorder.write(Output(0.1 + n / 100, link + b"\r\n"))
+    recorder.close(1.0, "closed")
+    return Recording.open(path)
+
+
+def test_a_link_with_a_hostile_url_stays_text(tmp_path: Path) -> None:
+    recording = linked_recording(tmp_path / "links.tsr")
+    html = recording_html(recording)
+    page = check_no_live_markup(html)
+    data = data_of(page)
+    assert data["links"] == SAFE_LINKS
+    assert "script:" not in json.dumps(data).lower() and "vbscript" not in html
+    shown = frame_text(data, data["frames"][-1])
+    assert all(f"L{n}" in shown for n in range(len(HOSTILE_LINKS + SAFE_LINKS)))
+    # Linked runs name only those links; the hostile ones are plain runs.
+    first_safe = len(HOSTILE_LINKS)
+    linked = {run[0]: data["links"][run[2]] for row in data["rows"]
+              if not isinstance(row, str) for run in row if len(run) > 2}
+    assert linked == {f"L{first_safe + i}": url for i, url in enumerate(SAFE_LINKS)}
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")
+def test_links_in_headless_chromium_are_safe_links_or_text(tmp_path: Path) -> None:
+    page = tmp_path / "links.html"
+    html = recording_html(linked_recording(tmp_path / "links.tsr"))
+    page.write_text(html, encoding="utf-8")
+    dom = dump_dom(page, tmp_path / "profile")
+    anchors = [a for tag, a in dom.elements if tag == "a"]
+    assert [a["href"] for a in anchors] == SAFE_LINKS
+    assert all(a["rel"] == "noopener noreferrer" and a["target"] == "_blank" for a in anchors)
+    assert {tag for tag, _ in dom.elements} <= PAGE_TAGS | {"tbody", "a"}
+    assert "L0" in dom.text_of("screen")
+    # Edited data (a page is a file anyone can change) links to nothing
+    # hostile either: the script checks every URL itself.
+    tampered = tmp_path / "tampered.html"
+    hostile = json.dumps(HOSTILE_LINKS[:len(SAFE_LINKS)]).replace("<", "\\u003c")
+    tampered.write_text(html.replace(json.dumps(SAFE_LINKS).replace("&", "\\u0026").replace(
+        "<", "\\u003c").replace(">", "\\u003e").replace(", ", ","), hostile), encoding="utf-8")
+    assert tampered.read_text(encoding="utf-8") != html
+    dom = dump_dom(tampered, tmp_path / "profile2")
+    assert not [a for tag, a in dom.elements if tag == "a"]
+    assert "L13" in dom.text_of("screen")

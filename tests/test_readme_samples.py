@@ -216,6 +216,28 @@ def test_the_golden_snippet_passes_writes_the_sample_and_fails_as_shown(
     result.stdout.re_match_lines(shapes(block("screen-mismatch")))
 
 
+# -- Outside the cells -----------------------------------------------------------------
+
+
+def test_the_signals_example_passes_and_fails_when_the_program_changes(
+    pytester: pytest.Pytester,
+) -> None:
+    code = block("signals")
+    pytester.makepyfile(test_build=code)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=2)  # asyncio and trio
+    # Without its notification, the wait fails (the program exits first);
+    # left in the alternate screen, the session does.
+    pytester.makepyfile(test_build=code.replace("777;notify;build;finished", "777;x"))
+    pytester.runpytest("-p", "no:randomly").stdout.fnmatch_lines(
+        ["*ProcessExited: the program exited (exit status 0) while waiting for a "
+         "notification holding 'finished'*"])
+    pytester.makepyfile(test_build=code.replace('ready> "', 'ready> \\x1b[?1049h"'))
+    pytester.runpytest("-p", "no:randomly").stdout.fnmatch_lines(
+        ["*TerminalLeftDirty: the program exited (exit status 0) and left the terminal "
+         "with 1 mode on:"])
+
+
 # -- Hunting flakes offline -------------------------------------------------------------
 
 

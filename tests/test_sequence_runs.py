@@ -21,7 +21,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from termsim import Terminal
-from termsim.emulator.screen import TermScreen
+from termsim.emulator.signals import SignalLog
 from termsim.emulator.tokenizer import Parser, Part
 
 PTK = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ptk.bin"
@@ -344,11 +344,11 @@ def test_runs_cut_by_sequences_are_not_scanned_again(monkeypatch: pytest.MonkeyP
 
 
 def test_failures_skip_one_token_without_scanning_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    def bell(self: object) -> None:
+    def bell(self: object, at: int) -> None:
         raise RuntimeError("bell")
 
     spans = _scanned(monkeypatch)
-    monkeypatch.setattr(TermScreen, "bell", bell)
+    monkeypatch.setattr(SignalLog, "bell", bell)
     term = Terminal(80, 24)
     term.feed(b"ab\x07" * 500)
     assert sum(spans) <= 2 * 3 * 500

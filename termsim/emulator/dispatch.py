@@ -29,8 +29,9 @@ from .queries import (
 )
 from .screen import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, TermScreen
 from .screen_margins import DECLRMM
-from .sgr import Sgr, SgrAction, true_colour
+from .sgr import Sgr, SgrAction, linked, true_colour
 from .sgr import ints as _ints
+from .signals import MARK_KINDS, OutputReader, SignalLog
 from .tokenizer import Parser
 
 #: Private modes that change nothing termsim shows or tracks (input-side
@@ -46,11 +47,13 @@ _FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 69, 1047, 1048, 
 
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 
-# OSC codes that are understood and have nothing to do with the screen.
-_IGNORED_OSC = frozenset(
-    {"7", "8", "9", "22", "50", "52", "110", "111", "112", "133", "633", "697", "777",
-     "1337"}
-)
+# OSC codes that are understood and have nothing to do with the screen or
+# with what a test may ask (``signals.py`` has those: 7, 9, 52, 99, 133,
+# 633, 777, 1337).
+_IGNORED_OSC = frozenset({"22", "50", "110", "111", "112", "697"})
+
+#: OSC codes ``signals.SignalLog.osc`` reads.
+_SIGNAL_OSC = frozenset({"7", "9", "52", "99", "777", "1337"})
 
 #: Which query a CSI sequence is, where its private marker and final byte
 #: tell; the others are sorted by ``_csi_query``.
@@ -74,13 +77,19 @@ class Owner(Protocol):
     a protocol, so that this module does not import ``terminal.py`` back."""
 
     unknown: Counter[str]
+    bytes_fed: int
     _screen: TermScreen
     _parser: Parser
+    _signals: SignalLog
 
     @property
     def rows(self) -> int: ...
     def _ask(self, request: Request, index: int) -> None: ...
     def _answer(self, request: Request, text: str, index: int) -> None: ...
+    def _offset_of(self, index: int) -> int: ...
+    def _place(self) -> tuple[int, int]: ...
+    @property
+    def _output_between(self) -> OutputReader: ...
 
 
 class _Dispatch(RunMemo):
@@ -94,7 +103,7 @@ class _Dispatch(RunMemo):
         #: The screen draws text itself: no call in between (hot path).
         self.draw: Callable[[str], None] = s.draw
         self.controls: dict[str, Callable[[], None]] = {
-            "\x07": s.bell, "\x08": s.backspace, "\x09": s.tab, "\x0a": s.linefeed,
+            "\x07": self._bell, "\x08": s.backspace, "\x09": s.tab, "\x0a": s.linefeed,
             "\x0b": s.linefeed, "\x0c": s.linefeed, "\x0d": s.carriage_return,
             "\x0e": s.shift_out, "\x0f": s.shift_in,
         }
@@ -239,7 +248,33 @@ class _Dispatch(RunMemo):
             if final in ("s", "r"):  # XTSAVE, XTRESTORE
                 saved = tuple(_ints(params))
                 return partial(s.save_modes if final == "s" else s.restore_modes, saved)
+        if final == "u" and private in "><=":  # the kitty keyboard protocol's flags
+            a = _ints(params)
+            return partial(self._kitty_keyboard, private, a[0] if a else 0,
+                           a[1] if len(a) > 1 else 1)
+        if private == ">" and final == "m" and params.split(";")[0] == "4":
+            a = _ints(params)
+            return partial(setattr, s, "modify_other_keys", a[1] if len(a) > 1 else 0)
         return None
+
+    def _kitty_keyboard(self, how: str, value: int, mode: int) -> None:
+        """``CSI > flags u`` pushes, ``CSI < n u`` pops n, ``CSI = flags ;
+        mode u`` sets (1), adds (2) or removes (3) flags in the top entry
+        (kitty's keyboard-protocol doc). Kept to tell whether a program left
+        them on (``hygiene``); what keys send under them is not changed."""
+        stack = self.s.kitty_keyboard
+        if how == ">":
+            stack.append(value)
+            del stack[:-16]  # kitty keeps a bounded stack too
+        elif how == "<":
+            del stack[len(stack) - min(max(value, 1), len(stack)):]
+        else:
+            top = stack[-1] if stack else 0
+            top = {1: value, 2: top | value, 3: top & ~value}.get(mode, top)
+            if stack:
+                stack[-1] = top
+            else:
+                stack.append(top)
 
     def _csi_other(self, private: str, params: str, inter: str, final: str, index: int) -> None:
         """Queries, the title stack, and sequences counted as not understood."""
@@ -302,10 +337,16 @@ class _Dispatch(RunMemo):
             if body.startswith(("$q", "+q")):
                 kind = "decrqss" if body[0] == "$" else "xtgettcap"
                 self.term._ask(Request(kind, f"\x1bP{body}", body=body), index)
-            else:  # sixel, DECUDK, tmux passthrough...: swallowed whole, counted
+            else:
                 m = _DCS_HEAD.match(body)
-                self.term.unknown[f"DCS {m.group(1) if m else body[:1]}"] += 1
-        else:  # SOS, PM, APC (kitty graphics...): swallowed whole, counted
+                final = m.group(1) if m else body[:1]
+                if final == "q":
+                    self.term._signals.sixel(self.term._offset_of(index), body)
+                else:  # DECUDK, tmux passthrough...: swallowed whole, counted
+                    self.term.unknown[f"DCS {final}"] += 1
+        elif kind == "APC" and body.startswith("G"):
+            self.term._signals.kitty_graphics(self.term._offset_of(index), body)
+        else:  # SOS, PM, other APC: swallowed whole, counted
             self.term.unknown[kind] += 1
 
     def garbage(self, kind: str) -> None:
@@ -388,19 +429,46 @@ class _Dispatch(RunMemo):
             s.title_stack = [*s.title_stack, s.title][-10:]
         elif op == 23:
             if s.title_stack:
-                s.title = s.title_stack.pop()
+                self._title(s.title_stack.pop(), self.term.bytes_fed)
         else:  # window manipulation: a terminal in a test does not move
             self.term.unknown[f"CSI {op}t"] += 1
+
+    def _bell(self) -> None:
+        # A control is called with no index: the parser has already set
+        # ``next`` past the token it runs, a BEL of one character.
+        self.term._signals.bell(self.term._offset_of(self.term._parser.next - 1))
+
+    def _title(self, text: str, at: int) -> None:
+        if text != self.s.title:
+            self.s.set_title(text)
+            self.term._signals.title(at, self.s.title, icon=False)
 
     def _osc(self, body: str, terminator: str, index: int) -> None:
         s = self.s
         code, _, text = body.partition(";")
-        if code in ("0", "2"):
-            s.set_title(text)
-            if code == "0":
+        signals = self.term._signals
+        if code in ("0", "1", "2"):
+            at = self.term._offset_of(index)
+            if code != "1":
+                self._title(text, at)
+            if code != "2":
                 s.set_icon_name(text)
-        elif code == "1":
-            s.set_icon_name(text)
+                signals.title(at, s.icon_name, icon=True)
+        elif code == "8":
+            params, _, uri = text.partition(";")
+            ident = next((p[3:] for p in params.split(":") if p.startswith("id=")), "")
+            link = f"{ident}\x1f{uri}" if ident and uri else uri
+            s.cursor.attrs = linked(s.cursor.attrs, link)
+        elif code in ("133", "633"):
+            letter, _, rest = text.partition(";")
+            if letter in MARK_KINDS:
+                signals.mark(self.term._offset_of(index), letter, rest, *self.term._place(),
+                             self.term._output_between)
+            elif code == "633" and letter == "P" and rest.startswith("Cwd="):
+                signals.osc(self.term._offset_of(index), "7", rest[4:])
+        elif code in _SIGNAL_OSC:
+            # (A form that is no signal, ConEmu's OSC 9;n;..., changes nothing.)
+            signals.osc(self.term._offset_of(index), code, text)
         elif code in _OSC_COLOURS:
             if text == "?":  # otherwise setting a colour: nothing on the screen changes
                 self._ask_string(_OSC_COLOURS[code], body, terminator, index)

@@ -30,6 +30,9 @@ class Region:
     label: str = "the screen"
     #: The transcript, not the screen: see :meth:`transcript`.
     history: bool = False
+    #: A command's output (its index), by shell marks, not the screen: see
+    #: :meth:`output`.
+    command: int | None = None
 
     @classmethod
     def screen(cls) -> Region:
@@ -65,6 +68,17 @@ class Region:
         long reply can be checked whole. Outside a wait, the screen's text."""
         return cls(label="the transcript", history=True)
 
+    @classmethod
+    def output(cls, index: int = -1) -> Region:
+        """The output of a command, from the shell's integration marks (OSC
+        133 or 633: where its output starts, where it finished): ``-1`` the
+        last command (the one running, if one is), ``0`` the first. Rows
+        that scrolled off count, as far as they are kept. Empty when the
+        shell sent no marks: its prompt must print them."""
+        label = "the output of the last command" if index == -1 else (
+            f"the output of command {index}")
+        return cls(label=label, command=index)
+
     def bounds(self, snap: Snapshot) -> tuple[int, int, int, int]:
         """``(top, bottom, left, right)`` on this snapshot, clamped, exclusive ends."""
         top, bottom, _ = slice(self.top, self.bottom).indices(snap.rows)
@@ -73,6 +87,8 @@ class Region:
 
     def lines(self, snap: Snapshot) -> list[str]:
         """The region's rows, each without its trailing blanks."""
+        if self.command is not None:
+            return self.text(snap).split("\n")
         top, bottom, left, right = self.bounds(snap)
         if left == 0 and right == snap.cols:
             return [line.rstrip() for line in snap.lines[top:bottom]]
@@ -81,13 +97,18 @@ class Region:
     def text(self, snap: Snapshot) -> str:
         """The region's text: its rows joined with newlines, each without its
         trailing blanks, so ``Text("100\\n30")`` matches ``100`` above ``30``."""
+        if self.command is not None:
+            commands = snap.commands
+            if not -len(commands) <= self.command < len(commands):
+                return ""
+            return commands[self.command].output
         return "\n".join(self.lines(snap))
 
     def misfit(self, cols: int, rows: int) -> str | None:
         """Why this region lies outside a ``cols`` x ``rows`` screen (None: it
         does not). A wait on it could never match, so it is an error, not
         something to wait the whole timeout for."""
-        if self.history:
+        if self.history or self.command is not None:
             return None
         # Where it starts; its (exclusive) ends are clamped like a slice's.
         for name, index, size in (("row", self.top, rows), ("column", self.left, cols)):

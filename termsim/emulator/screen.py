@@ -141,6 +141,8 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, Pal
         self.application_keypad = False
         self.last_char = ""
         self.title_stack = []
+        self.kitty_keyboard = []
+        self.modify_other_keys = 0
         self._glyphs = {}
         self._blanks = {}
         self._reset_g2_g3()

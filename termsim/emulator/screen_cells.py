@@ -95,6 +95,10 @@ class _StyledFields(NamedTuple):
     underline_style: str = ""
     #: As ``fg``; "default" draws the underline in the text's colour.
     underline_colour: str = "default"
+    #: The OSC 8 hyperlink the cell belongs to: its URI, or ``id`` U+001F
+    #: URI when the program named it; "" for none. Not an SGR attribute:
+    #: SGR 0 leaves it (``sgr._SGR_RESET``), OSC 8 alone sets it.
+    link: str = ""
 
 
 class StyledChar(_StyledFields, Char):  # type: ignore[misc]

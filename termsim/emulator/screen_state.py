@@ -45,6 +45,10 @@ class ScreenState(pyte.Screen):
         self.application_keypad = False
         self.last_char = ""
         self.title_stack: list[str] = []
+        #: The kitty keyboard protocol's flag stack (``CSI > flags u``...),
+        #: and xterm's modifyOtherKeys level (``CSI > 4 ; n m``).
+        self.kitty_keyboard: list[int] = []
+        self.modify_other_keys = 0
         #: What pixel-size reports (``CSI 14 t``, ``CSI 16 t``) say a cell is:
         #: (width, height).
         self.cell_size = (10, 20)

@@ -156,12 +156,19 @@ _COLOUR_FIELDS = {38: "fg", 48: "bg", 58: "underline_colour"}
 
 
 #: What SGR 0 sets: pyte's ``Screen.default_char``, without and with
-#: DECSCNM, and every extra attribute off.
+#: DECSCNM, and every extra attribute off but the hyperlink, which is no
+#: rendition: a link's text may change colour (xterm.js, kitty, VTE).
 _SGR_RESET = {
     reverse: {**dict(Char(" ", "default", "default", reverse=reverse)._asdict()),
-              **dict(zip(_FIELDS[EXTRA:], _EXTRA_OFF, strict=True))}
+              **{name: off for name, off in zip(_FIELDS[EXTRA:], _EXTRA_OFF, strict=True)
+                 if name != "link"}}
     for reverse in (False, True)
 }
+
+
+def linked(attrs: Char, link: str) -> Char:
+    """The pen ``attrs`` with the OSC 8 hyperlink ``link`` ("" ends it)."""
+    return _rebuilt(attrs, {"link": link})
 
 
 class _TurnsOn(dict[str, object]):

@@ -26,14 +26,25 @@ from typing import Any, Protocol
 
 from pyte.screens import Char
 
+from .signals import (
+    EMPTY,
+    Bell,
+    ClipboardWrite,
+    Command,
+    Graphic,
+    Notification,
+    ShellMark,
+    Signals,
+)
 from .snapshot_rows import EXTRA, RUNS, Row, build_lines, plain_cell, row_text, style_of
-from .snapshot_values import Cell, Cursor, Modes, Run, Style
+from .snapshot_values import Cell, Cursor, Hyperlink, Modes, Run, Style
 from .styled import StyledText, styled_cells
 
 __all__ = [
     "EXTRA",
     "Cell",
     "Cursor",
+    "Hyperlink",
     "Modes",
     "Row",
     "Run",
@@ -73,6 +84,7 @@ class Snapshot:
         "lines",
         "modes",
         "rows",
+        "signals",
         "title",
     )
 
@@ -85,6 +97,10 @@ class Snapshot:
     modes: Modes
     generation: int
     input_ready: bool | None
+    #: What the program said outside the cells up to this screen: bells,
+    #: title changes, clipboard writes, notifications, shell marks, images
+    #: (read through the properties below).
+    signals: Signals
     #: A row's cells, or, for a row whose cells were never made (a flood's
     #: rows: ``TermScreen.settle``), its text: plain, in the default style,
     #: or ``StyledText``; ``_row`` makes the cells of such a row when asked.
@@ -97,6 +113,7 @@ class Snapshot:
         self, *, cols: int, rows: int, cells: tuple[Row | str, ...], lines: tuple[str, ...],
         cursor: Cursor, title: str, alternate: bool, modes: Modes, generation: int,
         input_ready: bool | None = None, default: Char | None = None,
+        signals: Signals = EMPTY,
     ) -> None:
         set_ = object.__setattr__
         set_(self, "cols", cols)
@@ -109,6 +126,7 @@ class Snapshot:
         set_(self, "modes", modes)
         set_(self, "generation", generation)
         set_(self, "input_ready", input_ready)
+        set_(self, "signals", signals)
         set_(self, "_default", default or Char(" "))
         set_(self, "_runs", None)
         set_(self, "_built", None)
@@ -127,10 +145,73 @@ class Snapshot:
             cols=self.cols, rows=self.rows, cells=self._cells, lines=self.lines,
             cursor=self.cursor, title=self.title, alternate=self.alternate,
             modes=self.modes, generation=self.generation, input_ready=input_ready,
-            default=self._default,
+            default=self._default, signals=self.signals,
         )
         object.__setattr__(snap, "_runs", self._runs)  # the same rows, the same runs
         return snap
+
+    # -- what was said outside the cells ------------------------------------------
+
+    @property
+    def icon_title(self) -> str:
+        """The icon name (OSC 1, or OSC 0 with the title)."""
+        return self.signals.icon_title
+
+    @property
+    def cwd(self) -> str | None:
+        """The working directory the program last announced (OSC 7), as a path."""
+        return self.signals.cwd
+
+    @property
+    def bells(self) -> tuple[Bell, ...]:
+        """The bells rung so far (the last 1,000; ``signals.bell_count`` counts all)."""
+        return self.signals.bells
+
+    @property
+    def clipboard(self) -> tuple[ClipboardWrite, ...]:
+        """Clipboard writes (OSC 52), oldest first."""
+        return self.signals.clipboard
+
+    @property
+    def notifications(self) -> tuple[Notification, ...]:
+        """Desktop notifications (OSC 9, OSC 777, OSC 99), oldest first."""
+        return self.signals.notifications
+
+    @property
+    def marks(self) -> tuple[ShellMark, ...]:
+        """Shell-integration marks (OSC 133, OSC 633), oldest first."""
+        return self.signals.marks
+
+    @property
+    def commands(self) -> tuple[Command, ...]:
+        """The commands the shell marks delimit, oldest first; the last
+        may be running (``finished`` False)."""
+        return self.signals.commands
+
+    @property
+    def graphics(self) -> tuple[Graphic, ...]:
+        """Images sent (sixel, kitty, iTerm2), counted and sized, not decoded."""
+        return self.signals.graphics
+
+    @property
+    def links(self) -> tuple[Hyperlink, ...]:
+        """The OSC 8 hyperlinks on the screen: each run of linked cells in a
+        row, with its text, URL and id, top to bottom, left to right."""
+        found: list[Hyperlink] = []
+        for r in range(self.rows):
+            for run in self.runs(r):
+                style = run.style
+                if not style.link:
+                    continue
+                last = found[-1] if found else None
+                if (last is not None and last.row == r and last.stop == run.col
+                        and (last.url, last.id) == (style.link, style.link_id)):
+                    found[-1] = Hyperlink(last.text + run.text, style.link, style.link_id, r,
+                                     last.start, run.col + run.width)
+                else:
+                    found.append(Hyperlink(run.text, style.link, style.link_id, r, run.col,
+                                      run.col + run.width))
+        return tuple(found)
 
     # -- reading ---------------------------------------------------------------
 

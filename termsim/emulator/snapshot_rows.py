@@ -43,13 +43,15 @@ def style_of(char: Char) -> Style:
     if len(char) > EXTRA:
         # A StyledChar, or a cell of that length in another Char class: its
         # extra fields are read by position (``sgr.EXTRA``).
-        extra: tuple[bool, bool, str, str] = char[EXTRA:EXTRA + 4]  # type: ignore[assignment]
-        dim, invisible, underline_style, underline_colour = extra
+        extra: tuple[bool, bool, str, str, str] = char[EXTRA:EXTRA + 5]  # type: ignore[assignment]
+        dim, invisible, underline_style, underline_colour, link = extra
         if not char.underscore:
             underline_style, underline_colour = "", "default"
+        link_id, _, url = link.rpartition("\x1f")
         return Style(
             char.fg, char.bg, char.bold, char.italics, char.underscore, char.reverse,
             char.strikethrough, char.blink, dim, invisible, underline_style, underline_colour,
+            url, link_id,
         )
     if (
         char.fg == "default" and char.bg == "default" and not char.bold and not char.italics

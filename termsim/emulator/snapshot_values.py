@@ -26,8 +26,11 @@ class Style:
     and ``"double"``, ``"curly"``, ``"dotted"`` or ``"dashed"`` otherwise.
     ``underline_colour`` is ``"default"`` (the text's colour) for cells that
     are not underlined, whatever SGR 58 said: it draws nothing there.
-    ``invisible`` is SGR 8 (conceal). The fields added after ``blink`` come
-    last, so that styles written positionally keep their meaning.
+    ``invisible`` is SGR 8 (conceal). ``link`` is the URI of the OSC 8
+    hyperlink the cell belongs to ("" for none) and ``link_id`` the id the
+    program gave it (cells of one id are one link, even apart). The fields
+    added after ``blink`` come last, so that styles written positionally
+    keep their meaning.
     """
 
     fg: str = "default"
@@ -42,6 +45,22 @@ class Style:
     invisible: bool = False
     underline_style: str = ""
     underline_colour: str = "default"
+    link: str = ""
+    link_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Hyperlink:
+    """An OSC 8 hyperlink on the screen: a run of linked cells in one row
+    (columns ``start`` to ``stop``, exclusive), its text, URL and id ("" if
+    the program gave none)."""
+
+    text: str
+    url: str
+    id: str
+    row: int
+    start: int
+    stop: int
 
 
 @dataclass(frozen=True, slots=True)

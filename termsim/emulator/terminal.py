@@ -59,6 +59,7 @@ from pyte.screens import Char
 
 from .dispatch import _Dispatch
 from .emulation import Emulation
+from .hygiene import Leftover, leftovers, modes_on
 from .queries import (
     KINDS,
     QUERY_KINDS,
@@ -69,8 +70,10 @@ from .queries import (
     printable,
 )
 from .screen import TermScreen, TextRow
+from .signals import SignalLog
 from .snapshot import Cursor, Modes, Snapshot, row_text
 from .terminal_lines import _FAST_LINES, LinesFastPath
+from .terminal_signals import TerminalSignals
 from .tokenizer import Parser
 
 __all__ = ["QUERY_KINDS", "Policy", "Query", "Terminal", "printable"]
@@ -89,7 +92,7 @@ class HistoryMark(NamedTuple):
     scrolled: int
 
 
-class Terminal(LinesFastPath):
+class Terminal(LinesFastPath, TerminalSignals):
     """A virtual terminal: feed it a program's output, get replies and screens.
 
     ``policy`` maps a query kind (see :data:`QUERY_KINDS`) to a
@@ -123,6 +126,12 @@ class Terminal(LinesFastPath):
         self.query_count = 0
         #: Sequences termsim did not understand, counted by kind.
         self.unknown: Counter[str] = Counter()
+        #: What the program said outside the cells (``signals.py``).
+        self._signals = SignalLog()
+        #: Modes a fresh terminal has off that are on, and since when (the
+        #: clock and output byte of the read that turned each on).
+        self._modes_on: frozenset[str] = frozenset()
+        self._on_since: dict[str, tuple[float | None, int]] = {}
         self._screen = TermScreen(cols, rows)
         self._screen.cell_size = (int(cell_size[0]), int(cell_size[1]))
         self._screen.term_name = term
@@ -152,14 +161,21 @@ class Terminal(LinesFastPath):
         self._state = self._signature()
         self._snapshot: Snapshot | None = None
 
-    def feed(self, data: bytes) -> bytes:
+    def feed(self, data: bytes, t: float | None = None) -> bytes:
         """Process output from the program; return the replies it is owed.
+
+        ``t``: the session's time the output was read at, if the caller has
+        a clock: what the program says outside the cells (a bell, a title)
+        is stamped with it (``Snapshot.bells``...).
 
         Never raises for any input, and never loses the bytes after a
         sequence it could not handle. Hot path: ``benchmarks/bench_feed.py``.
         """
         if not data:
             return b""
+        if t is not None:
+            self._signals.clock = t
+        self._signals.generation = self.generation + 1
         self.bytes_fed += len(data)
         text = self._decoder.decode(data)
         self._run(text)
@@ -190,12 +206,16 @@ class Terminal(LinesFastPath):
             self._stale.update(screen.dirty)
             screen.dirty.clear()
             self.generation += 1
-            self._state = self._signature()
+            state = self._signature()
+            if state != self._state:
+                self._state = state
+                self._follow_modes()
         else:
             state = self._signature()
             if state != self._state:
                 self._state = state
                 self.generation += 1
+                self._follow_modes()
         if not self._replies:
             return b""
         replies = b"".join(self._replies)
@@ -206,7 +226,23 @@ class Terminal(LinesFastPath):
         s = self._screen
         c = s.cursor
         return (c.x, c.y, c.hidden, s.title, frozenset(s.mode), s.alternate,
-                s.cursor_shape, s.application_keypad)
+                s.cursor_shape, s.application_keypad, self._signals.count)
+
+    def _follow_modes(self) -> None:
+        """Note when each mode a program must turn off again turned on (for
+        :meth:`leftovers`); run when the modes, cursor or title changed."""
+        on = modes_on(self._screen)
+        if on != self._modes_on:
+            for key in on - self._modes_on:
+                self._on_since[key] = (self._signals.clock, self.bytes_fed)
+            self._modes_on = on
+
+    def leftovers(self) -> list[Leftover]:
+        """What the program left on that a fresh terminal has off (the
+        alternate screen, mouse tracking, bracketed paste, a hidden
+        cursor...), each with the sequence that undoes it: a program that
+        exits should leave none (see ``hygiene.py``)."""
+        return leftovers(self._screen, self._on_since)
 
     def resize(self, cols: int, rows: int) -> None:
         """Change the size, as a terminal window does; the program is told
@@ -402,11 +438,14 @@ class Terminal(LinesFastPath):
                 text_cache[y] = text if text is not None else row_text(row, cols)
         self._stale.clear()
         cursor = s.cursor
+        signals = self._signals
+        if signals.signals.commands:
+            signals.running(self._output_between)
         snap = Snapshot(
             cols=cols, rows=rows, cells=tuple(rows_cache), lines=tuple(text_cache),
             cursor=Cursor(cursor.y, min(cursor.x, cols - 1), not cursor.hidden),
             title=s.title, alternate=s.alternate, modes=self.modes,
-            generation=self.generation, default=s.default_char,
+            generation=self.generation, default=s.default_char, signals=signals.signals,
         )
         self._snapshot = snap
         return snap

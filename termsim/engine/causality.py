@@ -29,6 +29,9 @@ class _MarkState:
     fed_at_write: int = 0
     #: Where its transcript starts (the screen when it was written).
     history: HistoryMark | None = None
+    #: Signals (a bell, a notification) of a later generation count (None:
+    #: not read yet): see :meth:`Inputs.signals_after`.
+    signals_after: int | None = None
 
 
 class Inputs:
@@ -48,7 +51,8 @@ class Inputs:
         """An input was written (or the screen resized); ``fed``: bytes of
         output fed so far, ``history``: where its transcript starts.
         ``tracked``: screens count from when the program reads it, else from now."""
-        state = _MarkState(mark, tracked, None if tracked else mark.generation, fed, history)
+        after = None if tracked else mark.generation
+        state = _MarkState(mark, tracked, after, fed, history, after)
         self._marks[mark.index] = state
         if tracked:
             self._unread.append(state)
@@ -62,6 +66,9 @@ class Inputs:
         self._unread = [s for s in self._unread if s.mark.index > index]
         for state in read:
             state.after = generation
+            # Read and answered before the source could say so: the output
+            # fed since the input was written may all be the answer.
+            state.signals_after = state.mark.generation if answered else generation
         self._unanswered += read
         if answered:
             for state in self._unanswered:
@@ -79,6 +86,27 @@ class Inputs:
         if state is None or state.mark != mark:
             return mark.generation  # a mark of another session, or made by hand
         return state.after
+
+    def signals_after(self, mark: Mark | None) -> int | None:
+        """Signals of a later screen generation than this count for a wait
+        since ``mark`` (None: none yet, the input is not read).
+
+        As :meth:`after` for screens, with one difference. When the source
+        learns of the read only after the program has also written (its
+        read and its answer came in one batch of the kernel's reports), the
+        screens rule counts the screen at that moment, which holds the whole
+        answer; but a bell or a notification in an earlier read of that
+        answer is an event, not a state a later screen still shows, and
+        would be lost. Then every signal sent after the input was written
+        counts: only output the program had in flight when the test wrote
+        (a test that did not wait for the previous answer) could be early.
+        """
+        if mark is None:
+            return -1
+        state = self._marks.get(mark.index)
+        if state is None or state.mark != mark:
+            return mark.generation
+        return state.signals_after
 
     def history(self, since: Mark | None) -> HistoryMark | None:
         """Where the transcript since ``since`` starts (None: at the start)."""

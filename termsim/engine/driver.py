@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Self
 
+from ..emulator.hygiene import Leftover
 from ..emulator.keys import key_bytes
 from ..emulator.mouse import Mouse
 from ..emulator.region import Region
@@ -26,8 +27,10 @@ from ..events import Event, Note, Warned, stamp
 from ..recording.redact import REDACTED
 from .engine import Engine
 from .expect import expect_screen
+from .failures import TerminalLeftDirty
 from .predicates import PredicateLike
 from .screentext import Mask
+from .settings import hygiene_checked
 from .source import Mark
 
 #: Called with every event of a session, in order.
@@ -44,9 +47,14 @@ class Driver(ABC):
     terminal: Terminal
     engine: Engine
 
-    def __init__(self, *, timeout: float = 10.0, stall: float | None = None) -> None:
+    def __init__(self, *, timeout: float = 10.0, stall: float | None = None,
+                 hygiene: bool | None = None) -> None:
         #: How long a wait waits when it does not say (``wait_for(timeout=)``).
         self.timeout = timeout
+        #: Whether the session fails when its program exits leaving modes on
+        #: (:meth:`hygiene`); None given: the runner's default
+        #: (``--termsim-hygiene``, ``termsim.check_hygiene``).
+        self.check_hygiene = hygiene_checked(hygiene)
         #: The session's default ``stall=`` for waits (None: waits never stall).
         self.stall = stall
         #: Warnings about how the test drove the program (keys sent while the
@@ -107,8 +115,34 @@ class Driver(ABC):
         self, exc_type: type[BaseException] | None, exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
+        exited = self.exit_status is not None
         await self.aclose()
+        dirty = self._left_dirty(exited) if exc is None else None
+        if dirty is not None:
+            raise dirty
         return None
+
+    def hygiene(self) -> list[Leftover]:
+        """What the program left on that a fresh terminal has off: the
+        alternate screen, mouse tracking, bracketed paste, a hidden
+        cursor... (``termsim/emulator/hygiene.py`` lists them), each with
+        the sequence that undoes it and when it was turned on. Asked after
+        the program exited (or was interrupted), an empty list means it left
+        the terminal as it found it."""
+        return self.terminal.leftovers()
+
+    def _left_dirty(self, exited: bool) -> TerminalLeftDirty | None:
+        """The failure of a session that checks hygiene and whose program
+        exited by itself (``exited``: before the session closed) leaving
+        modes on; None otherwise. A program the session ended had no
+        chance to clean up, and is not judged."""
+        if not (self.check_hygiene and exited):
+            return None
+        left = self.hygiene()
+        if not left:
+            return None
+        return TerminalLeftDirty(leftovers=left, status=self.exit_status,
+                                 snapshot=self.screen, recording=self.engine.recording)
 
     def note(self, label: str) -> None:
         """Put a labelled marker in the session (and its recording)."""

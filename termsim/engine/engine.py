@@ -274,8 +274,9 @@ class Engine:
         return self.terminal.screen.with_input_ready(self.source.input_ready())
 
     def _context(self, since: Mark | None = None, now: float | None = None) -> Context:
+        after = self.inputs.signals_after(since)
         return Context(self.source.now() if now is None else now, self.last_output,
-                       lambda: self.transcript(since))
+                       lambda: self.transcript(since), -1 if after is None else after)
 
     def notify(self) -> None:
         """Re-evaluate pending waits (the tty mode or the time may have changed)."""

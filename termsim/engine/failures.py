@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..errors import Scrub, TermsimError, _indent, _same, describe_status, shown_path
 
 if TYPE_CHECKING:
+    from ..emulator.hygiene import Leftover
     from ..emulator.snapshot import Snapshot
     from ..emulator.terminal import Query
     from .predicates import Predicate
@@ -153,4 +154,25 @@ class ProcessExited(TermsimError):
         if film:
             body += [film, "  the screen at the end:"]
         body.append(_indent(scrub(snapshot.render())))
+        super().__init__("\n".join(body))
+
+
+class TerminalLeftDirty(TermsimError, AssertionError):
+    """The program exited leaving modes on that it turned on (the alternate
+    screen, mouse tracking, bracketed paste...): a session spawned with
+    ``hygiene=True`` (or under ``--termsim-hygiene``) fails with this once
+    its block ends. An ``AssertionError`` too: it is the test's finding."""
+
+    def __init__(self, *, leftovers: list[Leftover], status: int | None, snapshot: Snapshot,
+                 recording: str | None = None) -> None:
+        self.leftovers = leftovers
+        self.status = status
+        self.snapshot = snapshot
+        self.recording = recording
+        body = [f"the program exited ({describe_status(status)}) and left the terminal "
+                f"with {len(leftovers)} mode{'s' if len(leftovers) != 1 else ''} on:"]
+        body += [f"  - {leftover.describe()}" for leftover in leftovers]
+        if recording:
+            body.append(f"  recording: {shown_path(recording)}")
+        body.append(_indent(snapshot.render()))
         super().__init__("\n".join(body))

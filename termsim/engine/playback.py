@@ -31,8 +31,8 @@ def apply_to_terminal(terminal: Terminal, event: Event) -> bytes:
     leaves it alone.
     """
     match event:
-        case Output(data=data):
-            return terminal.feed(data)
+        case Output(t=t, data=data):
+            return terminal.feed(data, t)
         case Resize(cols=cols, rows=rows):
             terminal.resize(cols, rows)
         case Reply(data=data):

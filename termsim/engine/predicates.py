@@ -45,6 +45,11 @@ class Context:
     last_output: float | None
     #: The text drawn since the wait's mark (see ``Region.transcript``).
     transcript: Callable[[], str] = lambda: ""
+    #: Signals (a bell, a notification...) of a later screen generation than
+    #: this count for the wait: -1 without ``since=``, else the generation
+    #: after which the program had read the input
+    #: (``causality.Inputs.signals_after``).
+    after: int = -1
 
 
 class Predicate:

@@ -81,8 +81,8 @@ class ScreenText:
 
 def _style_words(style: Style) -> str:
     """A legend's description of ``style``. Attributes an older legend could
-    not hold (dim, invisible, underline styles and colour) only add words,
-    so the legends written before them still read the same."""
+    not hold (dim, invisible, underline styles and colour, links) only add
+    words, so the legends written before them still read the same."""
     words = [name for name in ("bold", "dim", "italic", "underline", "reverse",
                                "strikethrough", "blink", "invisible") if getattr(style, name)]
     if style.underline and style.underline_style:
@@ -92,6 +92,10 @@ def _style_words(style: Style) -> str:
         if colour != "default":
             hexed = re.fullmatch(r"[0-9a-fA-F]{6}", colour)
             words.append(f"{word}={'#' + colour.lower() if hexed else colour}")
+    if style.link:  # an OSC 8 hyperlink: its URL is what a golden must keep
+        words.append(f"link={style.link}")
+        if style.link_id:
+            words.append(f"link-id={style.link_id}")
     return ", ".join(words)
 
 

@@ -68,6 +68,7 @@ class Settings:
     path_for: PathFor | None
     substitute: Substitute | None
     goldens: Goldens
+    hygiene: bool = False
 
 
 _path_for: ContextVar[PathFor | None] = ContextVar("termsim_record_sessions", default=None)
@@ -75,11 +76,12 @@ _substitute: ContextVar[Substitute | None] = ContextVar("termsim_substitute_sess
                                                         default=None)
 _NO_GOLDENS = Goldens()  # frozen: one default for every context
 _goldens: ContextVar[Goldens] = ContextVar("termsim_golden_screens", default=_NO_GOLDENS)
+_hygiene: ContextVar[bool] = ContextVar("termsim_check_hygiene", default=False)
 
 
 def current() -> Settings:
     """The settings seen here (to apply them where a test's coroutine runs)."""
-    return Settings(_path_for.get(), _substitute.get(), _goldens.get())
+    return Settings(_path_for.get(), _substitute.get(), _goldens.get(), _hygiene.get())
 
 
 @contextmanager
@@ -87,9 +89,11 @@ def applied(settings: Settings) -> Iterator[None]:
     """Inside this block, ``settings`` hold (taken elsewhere by :func:`current`)."""
     tokens = (_path_for.set(settings.path_for), _substitute.set(settings.substitute),
               _goldens.set(settings.goldens))
+    hygiene = _hygiene.set(settings.hygiene)
     try:
         yield
     finally:
+        _hygiene.reset(hygiene)
         _goldens.reset(tokens[2])
         _substitute.reset(tokens[1])
         _path_for.reset(tokens[0])
@@ -171,3 +175,20 @@ def golden_used(path: str, outcome: str) -> None:
     used = _goldens.get().used
     if used is not None:
         used(path, outcome)
+
+
+@contextmanager
+def check_hygiene(on: bool = True) -> Iterator[None]:
+    """Inside this block, a session whose ``hygiene=`` is not given checks
+    its program's leftovers (``Driver.hygiene``) when it ends, as if given
+    ``hygiene=on``. The pytest plugin's ``--termsim-hygiene`` sets it."""
+    token = _hygiene.set(on)
+    try:
+        yield
+    finally:
+        _hygiene.reset(token)
+
+
+def hygiene_checked(given: bool | None) -> bool:
+    """Whether a session checks its leftovers: as given, else this block's default."""
+    return _hygiene.get() if given is None else given

@@ -26,6 +26,8 @@ def to_cursor(region: Region, snap: Snapshot) -> str | None:
     blanks a program printed before the cursor are not, as the cursor shows
     them, and a pattern such as ``^>>> $`` means them.
     """
+    if region.command is not None:
+        return None  # a command's output is no place on the screen
     top, bottom, left, right = region.bounds(snap)
     row, col = snap.cursor.row, min(snap.cursor.col, right)
     if not top <= row < bottom or col <= left:
@@ -42,6 +44,8 @@ def to_cursor(region: Region, snap: Snapshot) -> str | None:
 
 def _padded(region: Region, snap: Snapshot) -> str:
     """The region's text with every row's trailing blanks kept."""
+    if region.command is not None:
+        return region.text(snap)
     top, bottom, left, right = region.bounds(snap)
     return "\n".join(snap.span(r, left, right) for r in range(top, bottom))
 
@@ -134,7 +138,7 @@ class Text(_InRegion):
     def _near_miss(self, snap: Snapshot) -> str:
         if "\n" in self.text:
             return ""
-        top = self.region.bounds(snap)[0]
+        top = self.region.bounds(snap)[0] if self.region.command is None else 0
         found = closest(self.text, self.region.lines(snap))
         if found is None or not worth_showing(found[0], self.text):
             return ""

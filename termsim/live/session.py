@@ -74,8 +74,9 @@ class Session(Driver):
         redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
         timeout: float = 10.0, stall: float | None = None, inotify: bool = True,
         cell_size: tuple[int, int] = (10, 20), emulation: Emulation | None = None,
+        hygiene: bool | None = None,
     ) -> None:
-        super().__init__(timeout=timeout, stall=stall)
+        super().__init__(timeout=timeout, stall=stall, hygiene=hygiene)
         self.argv = list(argv)
         env_dict = dict(os.environ if env is None else env)
         # COLUMNS and LINES describe the terminal that runs the tests (pytest
@@ -152,8 +153,13 @@ class Session(Driver):
             how = "cancelled"
         else:
             how = errored(type(exc).__name__)
+        exited = self.exit_status is not None
         await self.aclose(how)
-        return await self._pty.exit_task_group(exc_type, exc, tb)
+        suppressed = await self._pty.exit_task_group(exc_type, exc, tb)
+        dirty = self._left_dirty(exited) if exc is None else None
+        if dirty is not None:
+            raise dirty
+        return suppressed
 
     @surface
     async def start(self) -> None:
@@ -359,13 +365,17 @@ def spawn(argv: Command, **options: Any) -> Session:
     ask (``CSI 14 t``, ``CSI 16 t``, the PTY's pixel size): image viewers,
     sixel and kitty graphics. ``emulation``: where terminals disagree, which
     way termsim goes (:class:`termsim.Emulation`; xterm's by default).
+    ``hygiene``: when the program exits by itself leaving modes on (the
+    alternate screen, mouse tracking, bracketed paste...), leaving the
+    block raises :class:`termsim.TerminalLeftDirty` naming them; None: as
+    the runner says (``pytest --termsim-hygiene``, :func:`termsim.check_hygiene`).
     """
     args = check_argv(argv)
     bound = _SESSION.bind(None, args, **options)
     bound.apply_defaults()
     given = bound.arguments
     substitute = substitute_for(args, {name: given[name] for name in
-                                       ("timeout", "stall", "cols", "rows")})
+                                       ("timeout", "stall", "cols", "rows", "hygiene")})
     if substitute is not None:
         return substitute  # type: ignore[return-value]  # a replay, under shake
     return Session(args, **options)

@@ -56,8 +56,8 @@ class ReplaySession(Driver):
 
     def __init__(self, recording: Recording, *, speed: float | None = None,
                  strict: bool = True, timeout: float = 10.0, stall: float | None = None,
-                 perturb: Perturb = None) -> None:
-        super().__init__(timeout=timeout, stall=stall)
+                 perturb: Perturb = None, hygiene: bool | None = None) -> None:
+        super().__init__(timeout=timeout, stall=stall, hygiene=hygiene)
         if speed is not None and not speed > 0:
             raise ArgumentError(f"speed must be > 0, not {speed!r}")
         self.recording = recording
@@ -255,6 +255,7 @@ def as_perturbation(perturb: Perturb, events: list[Event]) -> Perturbation:
 def replay(
     path: str | os.PathLike[str], *, speed: float | None = None, strict: bool = True,
     timeout: float = 10.0, stall: float | None = None, perturb: Perturb = None,
+    hygiene: bool | None = None,
 ) -> ReplaySession:
     """Replay a recording through the same terminal and waiting engine.
 
@@ -270,6 +271,8 @@ def replay(
     happened (output cut or merged differently, in-flight output arriving
     after an input, pauses stretched): a seed draws one at random, a text
     (``"split 3021; delay 17x2"``, as shake reports print) names one exactly.
+    ``hygiene``: fail when the recorded program exited leaving modes on, as
+    in :func:`spawn`.
     """
     return ReplaySession(Recording.open(path), speed=speed, strict=strict, timeout=timeout,
-                         stall=stall, perturb=perturb)
+                         stall=stall, perturb=perturb, hygiene=hygiene)

@@ -105,7 +105,7 @@ class Shaker:
                 warned = next((e.message for e in recording.of_type(Warned)), end.how)
                 raise TermsimError(warned)
             return ReplaySession(recording, perturb=variant, timeout=options["timeout"],
-                                 stall=options["stall"])
+                                 stall=options["stall"], hygiene=options.get("hygiene"))
 
         with substitute_sessions(substitute), record_sessions(None):
             try:

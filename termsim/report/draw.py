@@ -191,6 +191,35 @@ class DrawnRun(NamedTuple):
     text: str
     look: Look
     wide: bool = False
+    #: The OSC 8 hyperlink of the run's cells, as the program sent it ("":
+    #: none), unchecked: a renderer that makes links passes it through
+    #: :func:`safe_link` first.
+    link: str = ""
+
+
+#: The URL schemes a report turns into links. http(s) and mailto are what
+#: OSC 8 is for on the web; file is what ``ls --hyperlink``, compilers and
+#: grep tools send, and opens nothing but a local file. Every other scheme,
+#: ``javascript:`` and ``data:`` first, stays text.
+LINK_SCHEMES = ("http", "https", "mailto", "file")
+#: VTE's limit on an OSC 8 URI (a report has no use for a longer one).
+MAX_LINK = 2083
+_SAFE_LINK = re.compile(r"(?i)(?:https?://|file:|mailto:)[^\x00-\x20\x7f-\x9f\ud800-\udfff\\]+")
+
+
+def safe_link(url: str) -> str | None:
+    """``url`` if a report may make it a link, else None.
+
+    What a browser would call the scheme is decided after it strips leading
+    blanks and controls and drops tabs and newlines anywhere
+    (``java\tscript:`` is ``javascript:``), so the rule here is stricter
+    than any such reading: the URL must *start* with an allowed scheme and
+    hold no blank, control, backslash or lone surrogate at all. Quoting it
+    for markup is still the writer's job (:func:`escape`).
+    """
+    if len(url) > MAX_LINK or not _SAFE_LINK.fullmatch(url):
+        return None
+    return url
 
 
 def cursor_cell(snapshot: Snapshot) -> tuple[int, int] | None:
@@ -211,7 +240,8 @@ def drawn_runs(runs: Sequence[Run], cursor_col: int | None = None) -> list[Drawn
     are drawn too, so the result ends at the cursor or the last run,
     whichever is further right.
     """
-    out = [DrawnRun(r.col, r.width, clean(r.text), look(r.style), r.wide) for r in runs]
+    out = [DrawnRun(r.col, r.width, clean(r.text), look(r.style), r.wide, r.style.link)
+           for r in runs]
     if cursor_col is None:
         return out
     c = cursor_col
@@ -228,11 +258,12 @@ def drawn_runs(runs: Sequence[Run], cursor_col: int | None = None) -> list[Drawn
         out[i] = run._replace(look=cursor)
         return out
     k = c - run.col
-    parts = [DrawnRun(c, 1, run.text[k], cursor)]
+    parts = [DrawnRun(c, 1, run.text[k], cursor, False, run.link)]
     if k:
-        parts.insert(0, DrawnRun(run.col, k, run.text[:k], run.look))
+        parts.insert(0, DrawnRun(run.col, k, run.text[:k], run.look, False, run.link))
     if k + 1 < run.width:
-        parts.append(DrawnRun(c + 1, run.width - k - 1, run.text[k + 1:], run.look))
+        parts.append(DrawnRun(c + 1, run.width - k - 1, run.text[k + 1:], run.look, False,
+                              run.link))
     out[i:i + 1] = parts
     return out
 

@@ -6,14 +6,26 @@ only its own inline script, by hash). It shows the header (command, size,
 TERM, versions, start time), a scrubber over the screens, the waits as marks
 on a timeline with their outcome and duration, and the inputs, notes,
 warnings, resizes and exit in a list; clicking a mark or a line moves the
-scrubber there. ``page.html?t=2.5`` (or ``#t=2.5``) opens at 2.5 s; the default
-is the end.
+scrubber there. What the program said outside the cells (bells, titles,
+clipboard writes, notifications, shell marks, images:
+:mod:`termsim.emulator.signals`) is on the timeline and in the list too, in
+words at its time: no screen would show it otherwise. The signals come from
+the last screen of the replay, not from the recording's events: the
+recorded output is their one source, as it is for a replay.
+``page.html?t=2.5`` (or ``#t=2.5``) opens at 2.5 s; the default is the end.
 
 Everything from the recording is data. Text in the page's markup is
 HTML-escaped; the screens travel as JSON in a ``<script type="application/json">``
 block with ``<``, ``>``, ``&``, U+2028 and U+2029 written as ``\\u003c``...,
 so no byte sequence can close that block; the page's script builds the screen
 with ``textContent`` and class names it chose itself, never ``innerHTML``.
+Cells in an OSC 8 hyperlink become ``<a href>`` elements (made by the
+script, ``rel="noopener noreferrer"``) only for http, https, mailto and
+file URLs (:func:`~termsim.report.draw.safe_link`), which the script checks
+again, as written and as the browser parsed them; any other URL, say
+``javascript:``, never reaches the page and its cells stay text. Following
+a link is a navigation, which the Content-Security-Policy does not govern,
+so the page still loads nothing.
 
 The screens are computed by walking the events once through one
 :class:`~termsim.Terminal`, taking a snapshot after each output or resize
@@ -30,6 +42,16 @@ import base64
 import hashlib
 from typing import Any
 
+from ..emulator.signals import (
+    Bell,
+    ClipboardWrite,
+    DirectoryChange,
+    Graphic,
+    Notification,
+    ShellMark,
+    Signal,
+    TitleChange,
+)
 from ..emulator.terminal import printable
 from ..errors import describe_status
 from ..events import (
@@ -64,8 +86,12 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
     if max_frames < 2:
         raise ValueError("max_frames must be at least 2")
     encoder = FrameEncoder()
-    frames = dedupe([encoder.frame(t, snap) for t, snap in page_frames(recording, max_frames)])
-    data = {"duration": recording.duration, "frames": frames, "rows": encoder.rows}
+    screens = page_frames(recording, max_frames)
+    frames = dedupe([encoder.frame(t, snap) for t, snap in screens])
+    data = {"duration": recording.duration, "frames": frames, "rows": encoder.rows,
+            "links": encoder.links}
+    # The last screen comes after the last output, so it holds every signal.
+    signals = [s for s in screens[-1][1].signals.all() if s.t is not None]
     script = SCRIPT
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     csp = (
@@ -91,8 +117,8 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
         f"<h1>{escape(title)}</h1>",
         _header_html(recording, len(frames)),
         _player_html(recording),
-        _timeline_html(recording),
-        _events_html(recording),
+        _timeline_html(recording, signals),
+        _events_html(recording, signals),
         f'<script type="application/json" id="termsim-data">{json_for_script(data)}</script>',
         f"<script>{script}</script>",
         "</body>",
@@ -183,7 +209,31 @@ def _pct(t: float, duration: float) -> str:
     return f"{(100 * t / duration if duration > 0 else 0):.4f}"
 
 
-def _timeline_html(recording: Recording) -> str:
+#: Longest description of a signal shown (a clipboard write or a
+#: notification may carry kilobytes).
+_SIGNAL_TEXT = 200
+
+
+def _signal_kind(signal: Signal) -> str:
+    """The class of a signal's tick and line: ``signal`` and its kind."""
+    kind = {Bell: "bell", TitleChange: "title", DirectoryChange: "directory",
+            ClipboardWrite: "clipboard", Notification: "notification", ShellMark: "mark",
+            Graphic: "image"}.get(type(signal), "other")
+    return f"signal {kind}"
+
+
+def _signal_text(signal: Signal) -> str:
+    text = signal.describe()
+    if len(text) > _SIGNAL_TEXT:
+        text = text[:_SIGNAL_TEXT - 1] + "…"
+    return f"said: {text}"
+
+
+def _signal_time(signal: Signal) -> float:
+    return signal.t if signal.t is not None else 0.0
+
+
+def _timeline_html(recording: Recording, signals: list[Signal]) -> str:
     duration = recording.duration
     marks = []
     for w in _waits(recording):
@@ -203,6 +253,12 @@ def _timeline_html(recording: Recording) -> str:
         marks.append(
             f'<div class="tick {kind}" style="left:{_pct(event.t, duration)}%" '
             f'data-t="{_t(event.t)}" title="{escape(_event_text(event))}"></div>'
+        )
+    for signal in signals:
+        t = _signal_time(signal)
+        marks.append(
+            f'<div class="tick {_signal_kind(signal)}" style="left:{_pct(t, duration)}%" '
+            f'data-t="{_t(t)}" title="{escape(_signal_text(signal))}"></div>'
         )
     return "\n".join([
         '<div id="timeline">',
@@ -258,10 +314,18 @@ def _event_text(event: Event) -> str | None:
             return None
 
 
-def _events_html(recording: Recording) -> str:
+def _events_html(recording: Recording, signals: list[Signal]) -> str:
+    """The list of events, with the signals the output carried merged in
+    by time (a signal after the events of its own moment: it came with
+    output, which the list does not show)."""
     waits = {w["id"]: w for w in _waits(recording)}
     items = []
+    pending = iter(signals)
+    signal = next(pending, None)
     for event in recording.events:
+        while signal is not None and _signal_time(signal) < event.t:
+            items.append(_signal_html(signal))
+            signal = next(pending, None)
         if isinstance(event, ScreenCompared):
             items.append(_compared_html(event, waits.get(event.wait)))
             continue
@@ -284,7 +348,16 @@ def _events_html(recording: Recording) -> str:
             f'<li class="ev {kind}" data-t="{_t(event.t)}"><span class="at">'
             f"{event.t:9.3f} s</span> {escape(text)}</li>"
         )
+    while signal is not None:
+        items.append(_signal_html(signal))
+        signal = next(pending, None)
     return '<ol id="events">\n' + "\n".join(items) + "\n</ol>"
+
+
+def _signal_html(signal: Signal) -> str:
+    t = _signal_time(signal)
+    return (f'<li class="ev {_signal_kind(signal)}" data-t="{_t(t)}"><span class="at">'
+            f"{t:9.3f} s</span> {escape(_signal_text(signal))}</li>")
 
 
 def _compared_html(event: ScreenCompared, wait: dict[str, Any] | None) -> str:

@@ -28,6 +28,8 @@ h1 {{ font-size: 1.1em; font-family: monospace; word-break: break-all; }}
 #controls {{ display: flex; gap: .5em; align-items: center; margin: .5em 0; }}
 #scrubber {{ flex: 1; }}
 #time {{ font-family: monospace; min-width: 16em; }}
+#screen a {{ color: inherit; text-decoration: underline dotted; }}
+#screen a:hover {{ text-decoration: underline; }}
 #screen-title {{ font-family: monospace; color: #555; min-height: 1.4em; }}
 #screen {{ display: inline-block; white-space: pre; font: 15px/18px 'DejaVu Sans Mono',
   'Liberation Mono', Menlo, Consolas, monospace; background: {DEFAULT_BG};
@@ -39,6 +41,8 @@ h1 {{ font-size: 1.1em; font-family: monospace; word-break: break-all; }}
 .tick {{ width: 2px; background: #333; }}
 .tick.warning {{ background: #c60; }} .tick.note {{ background: #06c; }}
 .tick.exit {{ background: #a00; width: 3px; }}
+.tick.signal {{ background: #80a; top: 7px; height: 7px; }}
+.tick.signal.bell {{ background: #d0a000; }}
 .ok {{ background: #3a3; }} .bad {{ background: #d33; }} .warn {{ background: #e90; }}
 #playhead {{ position: absolute; top: -2px; height: 18px; width: 2px; background: #000;
   pointer-events: none; }}
@@ -57,6 +61,7 @@ h1 {{ font-size: 1.1em; font-family: monospace; word-break: break-all; }}
 #events li.wait.bad {{ background: none; color: #b00; }}
 #events li.wait.warn {{ background: none; color: #a60; }}
 #events li.warning {{ color: #a50; }} #events li.note {{ color: #04a; }}
+#events li.signal {{ color: #607; }}
 #events li.current {{ outline: 1px solid #888; }}
 """
 
@@ -68,6 +73,23 @@ SCRIPT = """
   "use strict";
   var data = JSON.parse(document.getElementById("termsim-data").textContent);
   var frames = data.frames, rows = data.rows, duration = data.duration;
+  var links = data.links || [];
+  // The page's Python side lets only these through (draw.safe_link); the
+  // script checks again, so a page whose data was edited links to nothing
+  // else either: the URL as written, then as the browser parsed it.
+  var LINK_SCHEMES = ["http", "https", "mailto", "file"];
+  var SAFE_LINK = /^(?:https?:\\/\\/|file:|mailto:)[^\\u0000-\\u0020\\u007f-\\u009f\\\\]+$/i;
+
+  function link(url) {
+    if (typeof url !== "string" || url.length > 2083 || !SAFE_LINK.test(url)) { return null; }
+    var a = document.createElement("a");
+    a.href = url;
+    if (LINK_SCHEMES.indexOf(a.protocol.replace(/:$/, "")) < 0) { return null; }
+    a.rel = "noopener noreferrer";
+    a.target = "_blank";
+    a.title = url;
+    return a;
+  }
   var scrubber = document.getElementById("scrubber");
   var screen = document.getElementById("screen");
   var timeEl = document.getElementById("time");
@@ -97,13 +119,14 @@ SCRIPT = """
         return;
       }
       row.forEach(function (run) {
-        if (run[1] === 0) {
+        var a = run.length > 2 ? link(links[run[2] | 0]) : null;
+        if (run[1] === 0 && a === null) {
           part.appendChild(document.createTextNode(run[0]));
         } else {
-          var span = document.createElement("span");
-          span.className = "s" + String(run[1] | 0);
-          span.textContent = run[0];
-          part.appendChild(span);
+          var el = a || document.createElement("span");
+          if (run[1] !== 0) { el.className = "s" + String(run[1] | 0); }
+          el.textContent = run[0];
+          part.appendChild(el);
         }
       });
     });

@@ -20,7 +20,16 @@ from typing import Any
 from ..emulator.snapshot import Run, Snapshot
 from ..engine.playback import Playback
 from ..recording.format import Recording
-from .draw import DEFAULT_FG, DEFAULT_LOOK, Look, clean, cursor_cell, decoration, drawn_runs
+from .draw import (
+    DEFAULT_FG,
+    DEFAULT_LOOK,
+    Look,
+    clean,
+    cursor_cell,
+    decoration,
+    drawn_runs,
+    safe_link,
+)
 
 
 def page_frames(recording: Recording, max_frames: int) -> list[tuple[float, Snapshot]]:
@@ -31,7 +40,11 @@ def page_frames(recording: Recording, max_frames: int) -> list[tuple[float, Snap
 
 class FrameEncoder:
     """Rows as runs of ``[text, look]`` (or a plain string when the whole row is
-    in the default look), each distinct row stored once.
+    in the default look), each distinct row stored once. A run of cells in
+    an OSC 8 hyperlink whose URL :func:`~termsim.report.draw.safe_link`
+    allows is ``[text, look, link]``, ``link`` an index into :attr:`links`;
+    any other URL (``javascript:``...) never enters the page: its cells
+    are text like any other.
 
     A page holds up to thousands of screens that share most of their rows,
     so a row is encoded once per runs tuple (``Snapshot.runs`` hands the same
@@ -44,6 +57,9 @@ class FrameEncoder:
         self.rows: list[Any] = []
         self._row_ids: dict[Any, int] = {}
         self.looks: list[Look] = [DEFAULT_LOOK]
+        #: The URLs the page links to, each once (only safe ones).
+        self.links: list[str] = []
+        self._link_ids: dict[str, int] = {}
         self._look_ids: dict[Look, int] = {DEFAULT_LOOK: 0}
         # id(look) -> (look, index): the looks are kept, so their ids stay theirs.
         self._looks_seen: dict[int, tuple[Look, int]] = {}
@@ -83,18 +99,32 @@ class FrameEncoder:
         return index
 
     def _encode(self, runs: tuple[Run, ...], cursor_col: int) -> Any:
-        out: list[tuple[str, int]] = []
+        out: list[tuple[Any, ...]] = []
         for drawn in drawn_runs(runs, cursor_col if cursor_col >= 0 else None):
             look = self._look(drawn.look)
-            if out and out[-1][1] == look:
-                out[-1] = (out[-1][0] + drawn.text, look)
+            link = self._link(drawn.link)
+            if out and out[-1][1] == look and _link_of(out[-1]) == link:
+                out[-1] = (out[-1][0] + drawn.text, *out[-1][1:])
             else:
-                out.append((drawn.text, look))
+                out.append((drawn.text, look) if link < 0 else (drawn.text, look, link))
         if not out:
             return ""
-        if len(out) == 1 and out[0][1] == 0:
+        if len(out) == 1 and out[0][1] == 0 and len(out[0]) == 2:
             return out[0][0]
         return tuple(out)
+
+    def _link(self, url: str) -> int:
+        """The index of ``url`` in :attr:`links`; -1 for no link, or for a
+        URL that must not become one."""
+        if not url:
+            return -1
+        index = self._link_ids.get(url)
+        if index is None:
+            index = -1 if safe_link(url) is None else len(self.links)
+            if index >= 0:
+                self.links.append(url)
+            self._link_ids[url] = index
+        return index
 
     def _look(self, look: Look) -> int:
         seen = self._looks_seen.get(id(look))
@@ -138,6 +168,10 @@ class FrameEncoder:
         if blink:
             out.append("@keyframes termsim-blink{50%{color:transparent}}\n")
         return "".join(out)
+
+
+def _link_of(run: tuple[Any, ...]) -> int:
+    return int(run[2]) if len(run) > 2 else -1
 
 
 def dedupe(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -10,6 +10,8 @@ shared with the HTML report. Each row arrives as drawn runs; backgrounds
 other than the default become ``<rect>`` elements (a run of one colour is
 one rect), the text becomes ``<text>`` elements stretched to their columns
 (``textLength``), so that the picture keeps the grid whatever font draws it.
+Cells in an OSC 8 hyperlink are drawn as the text they are: a screenshot
+is a picture, and a link in it would be one more thing to make safe.
 """
 
 from __future__ import annotations
