@@ -1,4 +1,4 @@
-"""The ``termsim`` command: record, play, show, info, diff, export, import.
+"""The ``termsim`` command: record, play, show, info, diff, export, import, codegen.
 
 Every command prints one clear line and exits non-zero on a missing,
 truncated or corrupt file; none shows a traceback. Exit statuses: 0 success,
@@ -81,11 +81,22 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("record", help="run a command in a recorded terminal, interactively")
-    p.add_argument("-o", "--output", required=True, help="the recording file to write")
+    p.add_argument("-o", "--output", help="the recording file to write (default with "
+                   "--test: the test's name, .tsr)")
+    p.add_argument("--test", metavar="FILE", help="when the program exits, write a pytest "
+                   "test of the session to FILE (as termsim codegen does)")
     p.add_argument("--cols", type=int, help="columns (default: this terminal's)")
     p.add_argument("--rows", type=int, help="rows (default: this terminal's)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     p.set_defaults(run=_record)
+
+    p = sub.add_parser("codegen", help="write a pytest test of a recorded session: each "
+                       "input, and a wait for what it made the program draw")
+    p.add_argument("file", help="the recording")
+    p.add_argument("other", nargs="?", help="another recording of the same session: what "
+                   "differs between the two is left free in the waits")
+    p.add_argument("-o", "--output", help="the test file to write (default: print it)")
+    p.set_defaults(run=_codegen)
 
     p = sub.add_parser("play", help="play a recording into this terminal")
     p.add_argument("file")
@@ -101,6 +112,11 @@ def _parser() -> argparse.ArgumentParser:
     when.add_argument("--end", action="store_true", help="the final screen (the default)")
     p.add_argument("--frame", action="store_true",
                    help="with row numbers, a frame and the cursor")
+    p.add_argument("--steps", action="store_true",
+                   help="the session as steps (inputs, waits, queries, signals, exit), "
+                   "a failed wait told in full")
+    p.add_argument("--format", choices=("text", "md", "json"), default="text",
+                   help="with --steps: plain text (default), Markdown or JSON")
     p.set_defaults(run=_show)
 
     p = sub.add_parser("info", help="summarise a recording: waits, queries, silences, exit")
@@ -158,6 +174,16 @@ def _show(args: argparse.Namespace) -> int:
     if args.at is not None and args.at < 0:
         raise UsageError("--at takes seconds from the start (>= 0)")
     recording = _open(args.file)
+    if args.steps:
+        if args.at is not None or args.end or args.frame:
+            raise UsageError("--steps tells the whole session: no --at, --end or --frame")
+        from .report.steps_text import steps_json, steps_markdown, steps_text
+
+        write = {"text": steps_text, "md": steps_markdown, "json": steps_json}[args.format]
+        sys.stdout.write(write(recording))
+        return 0
+    if args.format != "text":
+        raise UsageError("--format goes with --steps")
     screen = Playback(recording).screen_at(_moment(args, recording))
     print(screen.render() if args.frame else screen.text.rstrip("\n"))
     return 0
@@ -541,13 +567,41 @@ def _record(args: argparse.Namespace) -> int:
     cols, rows = args.cols or cols, args.rows or rows
     if cols < 1 or rows < 1:
         raise UsageError("--cols and --rows must be positive")
+    output = args.output
+    if output is None:
+        if args.test is None:
+            raise UsageError("give the recording to write with -o FILE (or a test with --test)")
+        output = str(Path(args.test).with_suffix(".tsr"))
     from .live.interactive import record_interactively
 
-    status = anyio.run(record_interactively, cmd, args.output, cols, rows)
-    print(f"termsim: recorded to {args.output} ({describe_status(status)})", file=sys.stderr)
+    status = anyio.run(record_interactively, cmd, output, cols, rows)
+    print(f"termsim: recorded to {output} ({describe_status(status)})", file=sys.stderr)
+    if args.test is not None:
+        _write_test(output, None, args.test)
     if status is None:
         return 1
     return status if status >= 0 else 128 - status
+
+
+def _codegen(args: argparse.Namespace) -> int:
+    for path in (args.file, args.other):
+        if path is not None:
+            _open(path)  # a missing or damaged file: one line, exit 1
+    if args.output is None:
+        from .codegen import generate
+
+        sys.stdout.write(generate(args.file, other=args.other))
+        return 0
+    _write_test(args.file, args.other, args.output)
+    return 0
+
+
+def _write_test(recording: str, other: str | None, output: str) -> None:
+    from .codegen import generate
+
+    Path(output).write_text(generate(recording, other=other))
+    print(f"termsim: wrote {output} (from {recording}); run it with: python -m pytest "
+          f"{output}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

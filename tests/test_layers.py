@@ -38,6 +38,7 @@ LAYERS: dict[str, set[str]] = {
     "live": {"errors", "events", "emulator", "recording", "engine"},
     "report": {"errors", "events", "emulator", "recording", "engine"},
     "replay": {"errors", "events", "emulator", "recording", "engine", "report"},
+    "codegen": {"errors", "events", "emulator", "recording", "engine"},
 }
 EDGES = {"__init__", "__main__", "cli", "pytest_plugin"}
 

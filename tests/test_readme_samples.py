@@ -275,6 +275,14 @@ async def test_the_recordings_snippet_runs_after_the_api_imports(
     assert "s  key enter" in out and "assistant: thinking about 'hello'" in out
 
 
+def test_the_codegen_sample_is_what_codegen_writes(run_from_root: None) -> None:
+    from termsim.codegen import generate
+
+    if shutil.which("ruff") is None:
+        pytest.skip("the sample is formatted by ruff's formatter, which is not installed")
+    assert generate("recordings/passing.tsr") == block("codegen")
+
+
 def test_the_info_sample_is_what_termsim_info_prints(
     run_from_root: None, capsys: pytest.CaptureFixture[str],
 ) -> None:

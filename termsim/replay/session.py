@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 import random
+from bisect import bisect_right
+from dataclasses import replace
 
 import anyio
 
@@ -77,6 +79,15 @@ class ReplaySession(Driver):
         self._closed = False
         #: The deadlines of the tasks waiting in run_until.
         self._sleepers: list[float] = []
+        #: Recorded inputs and resizes met so far (the recording's own mark
+        #: numbers), and, per mark of this replay, the last recorded one it
+        #: stands for: a test may send in one write what was recorded as
+        #: several (a person's keys), and the recording's read reports
+        #: count in the recording's numbers (``_own_index``).
+        self._recorded_marks = 0
+        self._mark_ends: list[int] = []
+        #: What is left of a recorded input the test sent part of.
+        self._left_over: Input | None = None
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else ("exited" if self.engine.exited else "replaying")
@@ -162,10 +173,19 @@ class ReplaySession(Driver):
         owed were written at the time; here they go nowhere)."""
         self._advance_clock(event.t)
         match event:
-            case Output() | Resize() | TtyMode() | Reply() | Exit() | InputRead():
+            case InputRead(index=index):
+                own = self._own_index(index)
+                if own:
+                    event = replace(event, index=own)
+                    self._emit(event)
+                    self.engine.apply(event)
+            case Output() | Resize() | TtyMode() | Reply() | Exit():
+                if isinstance(event, Resize):
+                    self._recorded_marks += 1
                 self._emit(event)
                 self.engine.apply(event)
             case Input():
+                self._recorded_marks += 1
                 self._emit(event)  # lenient mode, an input the test did not send
             case Warned(message=message):
                 self.warnings.append(message)
@@ -200,7 +220,31 @@ class ReplaySession(Driver):
         found = self._events[j]
         await self._advance_clock_async(found.t)
         self._next = j + 1
+        self._recorded_marks += 1
         return found
+
+    def _own_index(self, recorded: int) -> int:
+        """This replay's mark up to which a recorded read report (``read every
+        input up to ``recorded``) says the program has read: the last mark
+        all of whose recorded inputs are that old (0: none)."""
+        return bisect_right(self._mark_ends, recorded)
+
+    async def _rest_of(self, data: bytes, recorded: Input, label: str) -> Input:
+        """The recorded inputs that, with ``recorded``, make ``data``: text
+        typed in one write by the test that a person typed key by key (the
+        program's echo between the keys is played as recorded)."""
+        got = recorded.data
+        while len(got) < len(data) and data.startswith(got):
+            j = self._next
+            while j < len(self._events) and not isinstance(self._events[j], Input | Resize):
+                j += 1
+            upcoming = self._events[j] if j < len(self._events) else None
+            if not isinstance(upcoming, Input) or upcoming.secret:
+                break
+            following = await self._catch_up_to(Input, label)
+            assert isinstance(following, Input)
+            got += following.data
+        return replace(recorded, data=got)
 
     def _diverge(self, message: str) -> None:
         message = f"replay diverged at {self._clock:.3f} s: {message}"
@@ -209,8 +253,21 @@ class ReplaySession(Driver):
         self.divergences.append(message)
 
     async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
-        recorded = await self._catch_up_to(Input, label)
+        recorded: Event | None
+        if self._left_over is not None:
+            recorded, self._left_over = self._left_over, None
+        else:
+            recorded = await self._catch_up_to(Input, label)
+        if isinstance(recorded, Input) and not recorded.secret and recorded.data != data:
+            if data.startswith(recorded.data):
+                recorded = await self._rest_of(data, recorded, label)
+            if data and recorded.data.startswith(data) and recorded.data != data:
+                # Recorded as one read (a person's fast keys), sent by the
+                # test as several calls: the rest is the next call's.
+                self._left_over = replace(recorded, data=recorded.data[len(data):])
+                recorded = replace(recorded, data=data)
         tracked = isinstance(recorded, Input) and recorded.tracked
+        self._mark_ends.append(self._recorded_marks)
         mark = self._mark(label, tracked=tracked)
         if isinstance(recorded, Input):
             secret = secret or recorded.secret
@@ -231,6 +288,7 @@ class ReplaySession(Driver):
                               f"{recorded.cols}x{recorded.rows}")
             self._emit(recorded)
             self.engine.apply(recorded)
+        self._mark_ends.append(self._recorded_marks)
         return self._mark(f"resize {cols}x{rows}")
 
 

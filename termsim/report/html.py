@@ -70,7 +70,8 @@ from ..events import (
 from ..recording.format import Recording
 from .draw import escape
 from .html_assets import CSS, SCRIPT
-from .html_screens import FrameEncoder, dedupe, json_for_script, page_frames
+from .html_screens import FrameEncoder, json_for_script
+from .html_trace import trace_data, trace_html
 
 #: The script and the screen encoder under the names tests/test_html.py
 #: imports them by (they were this module's own before it was split).
@@ -86,12 +87,12 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
     if max_frames < 2:
         raise ValueError("max_frames must be at least 2")
     encoder = FrameEncoder()
-    screens = page_frames(recording, max_frames)
-    frames = dedupe([encoder.frame(t, snap) for t, snap in screens])
-    data = {"duration": recording.duration, "frames": frames, "rows": encoder.rows,
-            "links": encoder.links}
+    trace, told, last = trace_data(recording, encoder, max_frames)
+    frames = trace["frames"]
+    data = {"duration": recording.duration, "rows": encoder.rows, "links": encoder.links,
+            **trace}
     # The last screen comes after the last output, so it holds every signal.
-    signals = [s for s in screens[-1][1].signals.all() if s.t is not None]
+    signals = [s for s in last.signals.all() if s.t is not None]
     script = SCRIPT
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     csp = (
@@ -116,6 +117,7 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
         "<body>",
         f"<h1>{escape(title)}</h1>",
         _header_html(recording, len(frames)),
+        trace_html(told),
         _player_html(recording),
         _timeline_html(recording, signals),
         _events_html(recording, signals),

@@ -16,6 +16,7 @@ JavaScript.
 from __future__ import annotations
 
 from .draw import DEFAULT_BG, DEFAULT_FG
+from .html_trace_assets import TRACE_CSS, TRACE_SCRIPT
 
 #: The page's style sheet (the screen's own classes, one per look, are
 #: ``FrameEncoder.css``'s).
@@ -63,7 +64,7 @@ h1 {{ font-size: 1.1em; font-family: monospace; word-break: break-all; }}
 #events li.warning {{ color: #a50; }} #events li.note {{ color: #04a; }}
 #events li.signal {{ color: #607; }}
 #events li.current {{ outline: 1px solid #888; }}
-"""
+""" + TRACE_CSS
 
 #: The page's own script: reads the JSON block, builds the screen with DOM calls
 #: and textContent only, and honours ?t=SECONDS / #t=SECONDS. The page's
@@ -212,5 +213,5 @@ SCRIPT = """
   });
   window.addEventListener("hashchange", function () { seek(requested()); });
   seek(requested());
-})();
+""" + TRACE_SCRIPT + """})();
 """

@@ -164,7 +164,7 @@ class FrameEncoder:
                 blink = True
             if look.cursor:
                 rules.append(f"outline:1px solid {DEFAULT_FG};outline-offset:-1px")
-            out.append(f"#screen .s{i}{{{';'.join(rules)}}}\n")
+            out.append(f".term .s{i},#screen .s{i}{{{';'.join(rules)}}}\n")
         if blink:
             out.append("@keyframes termsim-blink{50%{color:transparent}}\n")
         return "".join(out)

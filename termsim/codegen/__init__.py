@@ -1,0 +1,14 @@
+"""Tests from recordings: ``termsim codegen REC`` writes the pytest module a
+person would have written for the session it holds.
+
+``keys`` reads what was typed from the recorded input bytes; ``steps``
+replays the session into steps and the screens each one caused; ``waits``
+says in predicates what a step changed; ``masks`` leaves free what varies
+from run to run; ``module`` writes the file. It sits beside ``replay`` (it
+reads recordings and replays them through the engine's terminal) and below
+the edges (the ``termsim`` command).
+"""
+
+from .module import generate
+
+__all__ = ["generate"]

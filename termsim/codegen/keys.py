@@ -1,0 +1,138 @@
+"""What a person typed, from the bytes a recording holds: text, named keys,
+mouse clicks, pastes, and the terminal's answers to queries (dropped).
+
+A test says ``type("select 1;")`` and ``press("enter")``, not
+``send(b"select 1;\\r")``. The bytes come from a keyboard (``termsim
+record``) or from a test's own calls; either way the same bytes mean the
+same keys, because :func:`termsim.emulator.keys.key_bytes` made them, or an
+xterm did, which is the table that function follows. This module reads it
+backwards: every key name it knows, in both cursor-key modes, with every
+modifier, becomes one entry of a byte table, and a run of bytes is read
+longest key first.
+
+In an interactive recording the real terminal answers the program's
+queries (a cursor position report comes back as ``ESC [ row ; col R``)
+through the keyboard; a generated test gets those answers from termsim, so
+they are no keys and are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from ..emulator.keys import key_bytes
+from ..errors import UnknownKey
+
+
+@dataclass(frozen=True)
+class Key:
+    """One thing typed: ``kind`` is ``text`` (``value`` the text), ``key``
+    (``value`` a key name), ``click`` (``value`` ``(row, col, button)``,
+    0-based), ``paste`` (``value`` the text) or ``bytes`` (``value``
+    bytes no key makes)."""
+
+    kind: str
+    value: object
+
+
+_NAMED = ("enter", "tab", "escape", "backspace", "delete", "insert", "pageup", "pagedown",
+          "up", "down", "left", "right", "home", "end",
+          *(f"f{n}" for n in range(1, 13)))
+_MODS = ("", "shift+", "alt+", "ctrl+", "ctrl+shift+", "alt+shift+", "ctrl+alt+")
+
+#: Answers a terminal sends to queries: CPR, DECXCPR, DA1/DA2/DA3, DSR,
+#: DECRQM, window reports, OSC colour replies, DCS replies (DECRQSS,
+#: XTGETTCAP, XTVERSION).
+_ANSWER = re.compile(
+    rb"\x1b\[\??\d+;\d+(?:;\d+)?R|\x1b\[[?>=][\d;]*c|\x1b\[\d+n|\x1b\[\??[\d;]+\$y"
+    rb"|\x1b\[\d+;\d+;\d+t|\x1b\][\d;]+rgb:[^\x07\x1b]*(?:\x07|\x1b\\)"
+    rb"|\x1bP[^\x1b]*\x1b\\")
+_SGR_MOUSE = re.compile(rb"\x1b\[<(\d+);(\d+);(\d+)([Mm])")
+_X10_MOUSE = re.compile(rb"\x1b\[M([\x20-\xff])([\x20-\xff])([\x20-\xff])")
+_PASTE = re.compile(rb"\x1b\[200~(.*?)\x1b\[201~", re.S)
+
+
+@cache
+def _table(application_cursor: bool) -> dict[bytes, str]:
+    """Bytes -> the shortest key name that sends them (``key_bytes``'s inverse)."""
+    table: dict[bytes, str] = {}
+    names = [m + k for k in _NAMED for m in _MODS]
+    names += [f"ctrl+{c}" for c in "abcdefghijklmnopqrstuvwxyz"]
+    names += [f"alt+{c}" for c in "abcdefghijklmnopqrstuvwxyz0123456789"]
+    for name in names:
+        try:
+            data = key_bytes(name, application_cursor=application_cursor)
+        except UnknownKey:
+            continue
+        if data not in table or len(name) < len(table[data]):
+            table[data] = name
+    # Arrows in the other cursor-key mode: a person's keyboard may send
+    # either, whatever the program asked for.
+    for final, name in zip("ABCDHF", ("up", "down", "right", "left", "home", "end"),
+                           strict=True):
+        table.setdefault(b"\x1bO" + final.encode(), name)
+        table.setdefault(b"\x1b[" + final.encode(), name)
+    return table
+
+
+def decode(data: bytes, *, application_cursor: bool = False) -> list[Key]:
+    """The keys in one input's bytes, in order."""
+    table = _table(application_cursor)
+    longest = max(map(len, table))
+    out: list[Key] = []
+    text: list[str] = []
+    i = 0
+
+    def flush() -> None:
+        if text:
+            out.append(Key("text", "".join(text)))
+            text.clear()
+
+    while i < len(data):
+        kind, m = "", None
+        for pattern, name in ((_PASTE, "paste"), (_SGR_MOUSE, "sgr"), (_X10_MOUSE, "x10"),
+                              (_ANSWER, "answer")):
+            m = pattern.match(data, i)
+            if m:
+                kind = name
+                break
+        if m is not None:
+            flush()
+            if kind == "paste":
+                out.append(Key("paste", m[1].decode("utf-8", "replace")))
+            elif kind == "sgr" and m[4] == b"M" and int(m[1]) in (0, 1, 2):
+                out.append(Key("click", (int(m[3]) - 1, int(m[2]) - 1,
+                                         ("left", "middle", "right")[int(m[1])])))
+            elif kind == "x10" and m[1][0] - 32 in (0, 1, 2):
+                out.append(Key("click", (m[3][0] - 33, m[2][0] - 33,
+                                         ("left", "middle", "right")[m[1][0] - 32])))
+            i = m.end()  # a release, a motion, an answer: nothing a test types
+            continue
+        for size in range(min(longest, len(data) - i), 0, -1):
+            key = table.get(data[i:i + size])
+            if key is not None and not (size == 1 and 0x20 <= data[i] < 0x7f):
+                flush()
+                out.append(Key("key", key))
+                i += size
+                break
+        else:
+            end = i + 1
+            while end < len(data) and data[end] >= 0x80 and data[end] < 0xc0:
+                end += 1  # a UTF-8 character's continuation bytes
+            chunk = data[i:end]
+            try:
+                char = chunk.decode("utf-8")
+            except UnicodeDecodeError:
+                flush()
+                out.append(Key("bytes", chunk))
+            else:
+                if char.isprintable():
+                    text.append(char)
+                else:
+                    flush()
+                    out.append(Key("bytes", chunk))
+            i = end
+    flush()
+    return out

@@ -1,0 +1,169 @@
+"""The wait a generated test makes after a step: what the step changed on
+the screen, said as a person would (``Text`` in a row, the cursor after the
+prompt, the program reading keys), with what varies from run to run left
+free (``masks.py``), and a ``Sequence`` where the toolbar showed a state on
+the way (``working``) before the one the person saw at the end.
+
+The rules, and why:
+
+* The anchor is the last row the step changed that holds text and is not
+  the cursor's row (the answer, not the echo of what was typed), in a row
+  region: a prompt left from the previous turn lives in another row, and a
+  ``since=`` mark makes the wait count only what the program drew after it
+  read the input.
+* A changed bottom row is a toolbar or a status line: its text is a state,
+  and is awaited too.
+* Where the program was reading keys at the end (raw mode) and its cursor
+  was visible after some text, ``CursorAfter(that text) & InputReady()``:
+  the program is ready for the next step, not merely drawing it.
+* A bottom row that showed another text for a while (two screens or
+  50 ms) before the end is a transient state: ``Sequence(that, the end)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..emulator.snapshot import Snapshot
+from .masks import fixed_text, pattern_of, variable_spans
+from .steps import Screen
+
+#: Characters of a row, at most, awaited as its text (the end of a long row).
+ROW_TEXT = 60
+#: Characters left of the cursor, at most, that ``CursorAfter`` names.
+CURSOR_TEXT = 12
+#: A bottom row's other text counts as a state shown on the way when it
+#: stayed this long (seconds) or this many screens.
+TRANSIENT_SECONDS = 0.05
+TRANSIENT_SCREENS = 2
+
+
+@dataclass
+class Wait:
+    """A wait's predicate as source code, and the names it needs imported."""
+
+    source: str
+    names: set[str]
+
+
+def _region(row: int, rows: int) -> str:
+    return f"Region.row({row - rows})" if row >= rows - 3 else f"Region.row({row})"
+
+
+def _text(line: str, other: str | None, region: str, names: set[str]) -> str | None:
+    """``Text`` (or ``Regex`` if part of it varies) of a row's text."""
+    line = line.strip()
+    if len(line) > ROW_TEXT:
+        line = line[-ROW_TEXT:].lstrip()
+    if other is not None:
+        other = other.strip()
+    spans = variable_spans(line, other)
+    if not spans:
+        names.update(("Text", "Region"))
+        return f"Text({line!r}, region={region})"
+    if len(fixed_text(line, spans)) < 3:
+        return None  # nothing fixed enough to wait for
+    names.update(("Regex", "Region"))
+    return f"Regex({_raw(pattern_of(line, spans))}, region={region})"
+
+
+def _raw(pattern: str) -> str:
+    """A pattern as a raw string literal where one can hold it."""
+    if '"' not in pattern and "\n" not in pattern and not pattern.endswith("\\"):
+        return f'r"{pattern}"'
+    return repr(pattern)
+
+
+def _changed_rows(before: Snapshot, after: Snapshot) -> list[int]:
+    if before.rows != after.rows:
+        return [r for r in range(after.rows) if after.lines[r].strip()]
+    return [r for r in range(after.rows)
+            if after.lines[r].rstrip() != before.lines[r].rstrip() and after.lines[r].strip()]
+
+
+def _common_prefix(texts: list[str]) -> str:
+    """The text every variant begins with (a spinner's frames differ in
+    their last character)."""
+    prefix = texts[0]
+    for text in texts[1:]:
+        while not text.startswith(prefix):
+            prefix = prefix[:-1]
+    prefix = prefix.strip()
+    return prefix if len(prefix) >= 3 else ""
+
+
+def _transient(screens: list[Screen], before: Snapshot, final: Snapshot) -> str | None:
+    """A text the bottom row showed on the way, for a while, that it shows
+    neither before nor at the end."""
+    if final.rows != before.rows:
+        return None
+    end = final.lines[-1].strip()
+    start = before.lines[-1].strip()
+    shown: list[tuple[float, str]] = [(s.t, s.snap.lines[-1].strip()) for s in screens[:-1]
+                                      if s.snap.rows == final.rows]
+    other = [(t, text) for t, text in shown if text and text not in (end, start)]
+    if not other:
+        return None
+    prefix = _common_prefix([text for _, text in other])
+    if not prefix or prefix in end or prefix in start:
+        return None
+    lasted = (screens[-1].t - other[0][0]) if len(other) == 1 else other[-1][0] - other[0][0]
+    if len(other) < TRANSIENT_SCREENS and lasted < TRANSIENT_SECONDS:
+        return None
+    return prefix
+
+
+def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
+           other_final: Snapshot | None = None) -> Wait | None:
+    """The wait after a step whose screens were ``screens`` (the last is
+    where the person went on); None when it changed nothing worth a wait.
+    ``typed``: the step typed text (its echo alone asks for no wait).
+    ``other_final``: the same step's last screen in another recording."""
+    if not screens:
+        return None
+    final = screens[-1].snap
+    names: set[str] = set()
+    rows = final.rows
+    changed = _changed_rows(before, final)
+    cursor_row = final.cursor.row if final.cursor.visible else None
+    answer = [r for r in changed if r != cursor_row]
+    if typed and not answer:
+        return None  # the echo of the typed text, nothing else
+    if not changed and final.cursor == before.cursor:
+        return None
+    parts: list[str] = []
+
+    def other_line(row: int) -> str | None:
+        if other_final is None or other_final.rows != rows:
+            return None
+        return other_final.lines[row]
+
+    above = [r for r in answer if r != rows - 1]  # the bottom row is a state, below
+    anchor = above[-1] if above else None
+    if anchor is not None:
+        text = _text(final.lines[anchor], other_line(anchor), _region(anchor, rows), names)
+        if text is not None:
+            parts.append(text)
+    if rows - 1 in changed and rows - 1 != cursor_row:
+        text = _text(final.lines[-1], other_line(rows - 1), _region(rows - 1, rows), names)
+        if text is not None:
+            parts.append(text)
+    raw = screens[-1].raw
+    if cursor_row is not None and raw:
+        left = final.span(cursor_row, 0, min(final.cursor.col, final.cols))
+        # The end of the text left of the cursor, blanks kept (a prompt's
+        # "❯ "); cut at a word when the row is longer.
+        tail = left[-CURSOR_TEXT:].lstrip() if len(left) > CURSOR_TEXT else left
+        if tail.strip() and not variable_spans(tail):
+            parts.append(f"CursorAfter({tail!r})")
+            names.add("CursorAfter")
+        parts.append("InputReady()")
+        names.add("InputReady")
+    if not parts:
+        return None
+    source = " & ".join(parts)
+    transient = _transient(screens, before, final)
+    if transient is not None:
+        names.update(("Sequence", "Text", "Region"))
+        source = f"Sequence(Text({transient!r}, region=Region.row(-1)), {source})"
+    return Wait(source, names)
