@@ -328,3 +328,21 @@ def test_record_test_writes_a_test_that_passes_and_codegen_takes_two_runs(
     # Two runs: what differs between them (the pid, the time) is left free.
     assert main(["codegen", str(recording), str(recording), "-o", str(tmp_path / "t.py")]) == 0
     assert (tmp_path / "t.py").read_text() == source
+
+
+@pytest.mark.parametrize(("row", "said"), [
+    ("│ [x] answer CPR          │", "[x] answer CPR"),
+    ("│", ""),
+    (" [F4] Emacs mode                            [F2] Menu - CPython 3.11.7    "
+     + " " * 30 + "[F3] History", "[F3] History"),
+])
+def test_a_row_is_awaited_by_what_it_says_not_its_frame(row: str, said: str) -> None:
+    from termsim.codegen.waits import _said
+
+    assert _said(row) == said
+
+
+def test_a_version_varies_between_machines() -> None:
+    line = "Menu - CPython 3.11.7"
+    spans = variable_spans(line)
+    assert [line[a:b] for a, b, _ in spans] == ["3.11.7"]

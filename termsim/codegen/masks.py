@@ -22,6 +22,8 @@ _KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?:/tmp|/var/tmp|/var/folders|/private/tmp)/\S+"), r"\S+"),
     (re.compile(r"\b(?:pid|PID|process)\s*[:=]?\s*\d+"), r"\w+\s*[:=]?\s*\d+"),
     (re.compile(r"\b[0-9a-f]{8,}\b"), r"[0-9a-f]+"),
+    # A version (of the interpreter, of a tool) differs between machines.
+    (re.compile(r"\b\d+\.\d+\.\d+(?:[.-]?\w+)?\b"), r"\d+\.\d+\.\S+"),
 )
 
 

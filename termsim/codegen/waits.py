@@ -22,6 +22,7 @@ The rules, and why:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..emulator.snapshot import Snapshot
@@ -50,13 +51,38 @@ def _region(row: int, rows: int) -> str:
     return f"Region.row({row - rows})" if row >= rows - 3 else f"Region.row({row})"
 
 
+#: What frames a row rather than says something: box drawing, rules, blanks.
+_FRAME = "│┃║|─━═┌┐└┘├┤┬┴┼╭╮╯╰ \t"
+#: Blanks that separate the fields of a status line.
+_FIELDS = re.compile(r" {3,}")
+
+
+def _words(text: str) -> int:
+    return sum(c.isalnum() for c in text)
+
+
+def _said(line: str) -> str:
+    """What a row says, for a wait: without its frame, and, for a row longer
+    than :data:`ROW_TEXT`, its last field that says something (a status
+    line's fields are far apart), or its end cut at a word."""
+    line = line.strip(_FRAME)
+    if len(line) <= ROW_TEXT:
+        return line
+    fields = [f for f in _FIELDS.split(line) if _words(f) >= 3 and len(f) <= ROW_TEXT]
+    if fields:
+        return fields[-1].strip(_FRAME)
+    cut = line[-ROW_TEXT:]
+    return cut[cut.find(" ") + 1:] if " " in cut else cut
+
+
 def _text(line: str, other: str | None, region: str, names: set[str]) -> str | None:
-    """``Text`` (or ``Regex`` if part of it varies) of a row's text."""
-    line = line.strip()
-    if len(line) > ROW_TEXT:
-        line = line[-ROW_TEXT:].lstrip()
+    """``Text`` (or ``Regex`` if part of it varies) of what a row says; None
+    when it says too little to wait for (a border, a lone character)."""
+    line = _said(line)
+    if _words(line) < 2:
+        return None
     if other is not None:
-        other = other.strip()
+        other = other.strip(_FRAME)
     spans = variable_spans(line, other)
     if not spans:
         names.update(("Text", "Region"))
@@ -139,11 +165,11 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
         return other_final.lines[row]
 
     above = [r for r in answer if r != rows - 1]  # the bottom row is a state, below
-    anchor = above[-1] if above else None
-    if anchor is not None:
+    for anchor in reversed(above):  # the last changed row that says something
         text = _text(final.lines[anchor], other_line(anchor), _region(anchor, rows), names)
         if text is not None:
             parts.append(text)
+            break
     if rows - 1 in changed and rows - 1 != cursor_row:
         text = _text(final.lines[-1], other_line(rows - 1), _region(rows - 1, rows), names)
         if text is not None:
@@ -154,7 +180,7 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
         # The end of the text left of the cursor, blanks kept (a prompt's
         # "❯ "); cut at a word when the row is longer.
         tail = left[-CURSOR_TEXT:].lstrip() if len(left) > CURSOR_TEXT else left
-        if tail.strip() and not variable_spans(tail):
+        if tail.strip(_FRAME) and not variable_spans(tail):
             parts.append(f"CursorAfter({tail!r})")
             names.add("CursorAfter")
         parts.append("InputReady()")
