@@ -85,8 +85,14 @@ def _parser() -> argparse.ArgumentParser:
                    "--test: the test's name, .tsr)")
     p.add_argument("--test", metavar="FILE", help="when the program exits, write a pytest "
                    "test of the session to FILE (as termsim codegen does)")
+    p.add_argument("--golden", action="store_true", help="with --test: golden files for "
+                   "the screens marked (as termsim codegen --golden)")
     p.add_argument("--cols", type=int, help="columns (default: this terminal's)")
     p.add_argument("--rows", type=int, help="rows (default: this terminal's)")
+    p.add_argument("--mark-key", default="ctrl+]", metavar="KEY",
+                   help="the key (never sent to the program) that opens a menu to mark the "
+                   "session for the test: assert the screen, assert a row, a comment "
+                   "(default ctrl+]; 'none': no menu)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     p.set_defaults(run=_record)
 
@@ -96,6 +102,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("other", nargs="?", help="another recording of the same session: what "
                    "differs between the two is left free in the waits")
     p.add_argument("-o", "--output", help="the test file to write (default: print it)")
+    p.add_argument("--golden", action="store_true", help="assert the screens marked while "
+                   "recording (or the last one) with golden files, written beside the test")
     p.set_defaults(run=_codegen)
 
     p = sub.add_parser("play", help="play a recording into this terminal")
@@ -572,12 +580,18 @@ def _record(args: argparse.Namespace) -> int:
         if args.test is None:
             raise UsageError("give the recording to write with -o FILE (or a test with --test)")
         output = str(Path(args.test).with_suffix(".tsr"))
+    from .emulator.keys import key_bytes
+    from .errors import UnknownKey
     from .live.interactive import record_interactively
 
-    status = anyio.run(record_interactively, cmd, output, cols, rows)
+    try:
+        mark_key = None if args.mark_key == "none" else key_bytes(args.mark_key)
+    except UnknownKey as exc:
+        raise UsageError(f"--mark-key: {exc}") from None
+    status = anyio.run(record_interactively, cmd, output, cols, rows, mark_key)
     print(f"termsim: recorded to {output} ({describe_status(status)})", file=sys.stderr)
     if args.test is not None:
-        _write_test(output, None, args.test)
+        _write_test(output, None, args.test, golden=args.golden)
     if status is None:
         return 1
     return status if status >= 0 else 128 - status
@@ -588,20 +602,25 @@ def _codegen(args: argparse.Namespace) -> int:
         if path is not None:
             _open(path)  # a missing or damaged file: one line, exit 1
     if args.output is None:
+        if args.golden:
+            raise UsageError("--golden writes files beside the test: give it with -o FILE")
         from .codegen import generate
 
         sys.stdout.write(generate(args.file, other=args.other))
         return 0
-    _write_test(args.file, args.other, args.output)
+    _write_test(args.file, args.other, args.output, golden=args.golden)
     return 0
 
 
-def _write_test(recording: str, other: str | None, output: str) -> None:
-    from .codegen import generate
+def _write_test(recording: str, other: str | None, output: str, *, golden: bool) -> None:
+    from .codegen import generate_files
 
-    Path(output).write_text(generate(recording, other=other))
-    print(f"termsim: wrote {output} (from {recording}); run it with: python -m pytest "
-          f"{output}", file=sys.stderr)
+    for path, text in generate_files(recording, output, other=other, golden=golden).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        print(f"termsim: wrote {path}", file=sys.stderr)
+    print(f"termsim: from {recording}; run it with: python -m pytest {output}",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

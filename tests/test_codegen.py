@@ -346,3 +346,72 @@ def test_a_version_varies_between_machines() -> None:
     line = "Menu - CPython 3.11.7"
     spans = variable_spans(line)
     assert [line[a:b] for a, b, _ in spans] == ["3.11.7"]
+
+
+def test_marks_made_while_recording_become_asserts_and_golden_files(
+    tmp_path: Path, pytester: pytest.Pytester,
+) -> None:
+    import anyio
+
+    env = {**inherited_env(), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    test_file = tmp_path / "test_marked.py"
+    command = ["termsim", "record", "--test", str(test_file), "--golden", "--cols", "80",
+               "--rows", "24", "--", *program("clock.py")]
+
+    async def person() -> None:
+        async with termsim.spawn(command, env=env, cols=80, rows=24, record=False) as term:
+            await term.wait_for(Text("> ") & Text("ready at") & InputReady())
+            await term.type("build")
+            mark = await term.press("enter")
+            await term.wait_for(Text("ran 'build'") & CursorAfter("> "), since=mark)
+            # The mark key never reaches the program: a menu on the bottom row.
+            await term.press("ctrl+]")
+            await term.wait_for(Text("termsim mark: s screen"))
+            await term.press("s")
+            await term.wait_for(~Text("termsim mark") & Text("ready at"))
+            await term.press("ctrl+]")
+            await term.press("r")
+            await term.press("ctrl+]")
+            await term.press("c")
+            await term.wait_for(Text("termsim comment (Enter ends):"))
+            await term.type("the build ran")
+            await term.press("enter")
+            await term.wait_for(~Text("termsim comment"))
+            await term.press("ctrl+d")
+            assert await term.wait_exit() == 0
+
+    anyio.run(person)
+    source = test_file.read_text()
+    assert 'golden=SCREENS / "screen-1.screen"' in source
+    assert "mask=[Region.row(1), Region.row(-1)]" in source  # a duration, a clock and pid
+    # The row marked is the prompt's, "> ": it says no words, so it is not awaited.
+    assert source.count("await term.wait_for(") == 2
+    assert "# the build ran" in source
+    golden = (tmp_path / "test_marked.screens" / "screen-1.screen").read_text()
+    assert golden.startswith("screen 80x24\n|> build") and "|░░░░" in golden
+    recording = tmp_path / "test_marked.tsr"
+    assert b"\x1d" not in b"".join(e.data for e in termsim.Recording.open(recording).events
+                                   if isinstance(e, termsim.events.Input))
+    _check_generated(pytester, recording, runs=1)
+
+
+def test_a_screen_marked_without_golden_is_asserted_inline(
+    tmp_path: Path, pytester: pytest.Pytester,
+) -> None:
+    import anyio
+
+    async def turns(term: termsim.Driver) -> None:
+        await term.wait_for(Text("> ") & InputReady())
+        await term.type("build")
+        mark = await term.press("enter")
+        await term.wait_for(Text("ran 'build'") & CursorAfter("> "), since=mark)
+        term.note("termsim: assert the screen")  # as the marks menu leaves them
+        term.note("termsim: comment the build ran")
+        await term.press("ctrl+d")
+        await term.wait_exit()
+
+    recording = tmp_path / "inline.tsr"
+    anyio.run(_record, program("clock.py"), recording, turns)
+    source = _check_generated(pytester, recording, runs=1)
+    assert 'await term.expect_screen(\n        """\n> build\n░░░░' in source
+    assert "# the build ran" in source

@@ -9,6 +9,6 @@ reads recordings and replays them through the engine's terminal) and below
 the edges (the ``termsim`` command).
 """
 
-from .module import generate
+from .module import generate, generate_files
 
-__all__ = ["generate"]
+__all__ = ["generate", "generate_files"]

@@ -20,12 +20,15 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import Terminal
+from ..engine.screentext import Options, render
 from ..recording.format import Recording
 from .keys import Key
+from .masks import variable_spans
 from .steps import Session, Step, read
-from .waits import Wait, choose
+from .waits import Wait, awaited_text, choose, region_of
 
 #: A wait's timeout when the recorded step took longer than the default
 #: (10 s) allows: three times what it took.
@@ -63,15 +66,33 @@ def test_name(recording_path: str) -> str:
     return name if not name[0].isdigit() else f"session_{name}"
 
 
-def generate(path: str, *, other: str | None = None) -> str:
+def generate(path: str, *, other: str | None = None, golden: bool = False) -> str:
     """The source of a pytest module that replays the session in
     ``path`` as a test (``other``: a second recording of the same
-    session, whose differences are left free in the waits)."""
+    session, whose differences are left free in the waits; ``golden``: the
+    screens marked while recording are golden files, see
+    :func:`generate_files`)."""
+    return _generate(path, other, golden)[0]
+
+
+def generate_files(path: str, test: str, *, other: str | None = None,
+                   golden: bool = False) -> dict[Path, str]:
+    """The test file ``test`` and, with ``golden``, the golden screens it
+    reads (in ``<test>.screens/``, beside it), each with its text."""
+    source, goldens = _generate(path, other, golden)
+    screens = Path(test).with_suffix(".screens")
+    return {Path(test): source, **{screens / f"{name}.screen": text
+                                   for name, text in goldens.items()}}
+
+
+def _generate(path: str, other: str | None, golden: bool) -> tuple[str, dict[str, str]]:
     recording = Recording.open(path)
     session = read(recording)
     second = read(Recording.open(other)) if other is not None else None
     names: set[str] = set()
     body: list[str] = []
+    goldens: dict[str, str] = {}
+    marked = _Marks(names, goldens, golden)
 
     first = choose(_blank(session), session.start, typed=False,
                    other_final=second.start[-1].snap if second and second.start else None)
@@ -81,6 +102,7 @@ def generate(path: str, *, other: str | None = None) -> str:
         # A program starts slower on a busy CI machine than it did here.
         timeout = max(FIRST_TIMEOUT, round(end * SLOW))
         body.append(f"await term.wait_for({first.source}, timeout={timeout})")
+    body += marked.code(session.start_marks)
     steps = session.steps
     for index, step in enumerate(steps):
         other_step = second.steps[index] if second and index < len(second.steps) else None
@@ -89,6 +111,7 @@ def generate(path: str, *, other: str | None = None) -> str:
             else _call(step.keys[0])
         if wait is None:
             body.append(f"await term.{call}")
+            body += marked.code(step.marks)
             continue
         names |= wait.names
         end = step.screens[-1].t if step.screens else step.t
@@ -101,9 +124,60 @@ def generate(path: str, *, other: str | None = None) -> str:
             # next one went: a replay could not count from that read.
             body.append(f"await term.{call}")
             body.append(f"await term.wait_for({wait.source}{_timeout(step.t, end)})")
+        body += marked.code(step.marks)
+    if golden and not goldens and steps:
+        # No screen was marked: the golden is the last screen the person saw
+        # (before the key that ended the program, if one did).
+        if session.exited:
+            body[-1:-1] = marked.code([("screen", steps[-1].before, "")])
+        else:
+            body += marked.code([("screen", steps[-1].final, "")])
     if session.exited:
         body.append(f"assert await term.wait_exit() == {session.exit_status!r}")
-    return _module(path, recording, session, body, names)
+    return _module(path, recording, session, body, names, bool(goldens)), goldens
+
+
+class _Marks:
+    """The code for what the person marked while recording: a screen
+    (``expect_screen``, inline or a golden file), the cursor's row (a
+    ``Text`` wait), a comment."""
+
+    def __init__(self, names: set[str], goldens: dict[str, str], golden: bool) -> None:
+        self.names = names
+        self.goldens = goldens
+        self.golden = golden
+
+    def code(self, marks: list[tuple[str, Snapshot, str]]) -> list[str]:
+        lines: list[str] = []
+        for kind, snap, text in marks:
+            if kind == "comment":
+                lines.append(f"# {text}")
+            elif kind == "row":
+                row = snap.cursor.row
+                wait = awaited_text(snap.lines[row], None, region_of(row, snap.rows), self.names)
+                if wait is not None:
+                    lines.append(f"await term.wait_for({wait})")
+            else:
+                lines += self._screen(snap)
+        return lines
+
+    def _screen(self, snap: Snapshot) -> list[str]:
+        varying = [r for r in range(snap.rows) if variable_spans(snap.lines[r].strip())]
+        mask = f", mask=[{', '.join(region_of(r, snap.rows) for r in varying)}]" if varying \
+            else ""
+        if varying:
+            self.names.add("Region")
+        options = Options(mask=tuple(Region.row(r) for r in varying), cursor=False)
+        if self.golden:
+            name = f"screen-{len(self.goldens) + 1}"
+            self.goldens[name] = render(snap, options).text()
+            return [f'await term.expect_screen(golden=SCREENS / "{name}.screen"{mask})']
+        rows = [row.rstrip() for row in render(snap, options).rows]
+        while rows and not rows[-1]:
+            rows.pop()
+        if all(row.startswith(" ") for row in rows if row):
+            rows = [f"|{row}|" for row in render(snap, options).rows]  # blanks kept
+        return ['await term.expect_screen("""', *rows, f'"""{mask})']
 
 
 def _blank(session: Session) -> Snapshot:
@@ -120,7 +194,7 @@ def _wait_after(step: Step, other: Step | None, session: Session, index: int) ->
 
 
 def _module(path: str, recording: Recording, session: Session, body: list[str],
-            names: set[str]) -> str:
+            names: set[str], goldens: bool) -> str:
     imports = sorted(names)
     header = recording.header
     started = str(header.get("started", ""))[:19]
@@ -133,6 +207,7 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "freely: the waits are plain termsim predicates.",
         '"""',
         "",
+        *(["from pathlib import Path", ""] if goldens else []),
         "import pytest",
         "",
         "import termsim",
@@ -144,10 +219,11 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "pytestmark = pytest.mark.anyio",
         "",
         f"COMMAND = {argv!r}",
+        *(['SCREENS = Path(__file__).with_suffix(".screens")'] if goldens else []),
         "",
         "",
         "async def drive(term: termsim.Driver) -> None:",
-        *(f"    {line}" for line in body or ["pass"]),
+        *_indented(body or ["pass"]),
         "",
         "",
         f"async def test_{test_name(path)}() -> None:",
@@ -156,6 +232,17 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "        await drive(term)",
     ]
     return _formatted("\n".join(lines) + "\n")
+
+
+def _indented(body: list[str]) -> list[str]:
+    """The body's lines in the function, a screen's rows in its string left
+    as they are (their blanks are the screen's)."""
+    out, inside = [], False
+    for line in body:
+        out.append(line if inside else f"    {line}")
+        if line.count('"""') == 1:
+            inside = not inside
+    return out
 
 
 def _formatted(source: str) -> str:

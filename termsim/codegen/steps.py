@@ -20,9 +20,13 @@ from dataclasses import dataclass, field
 
 from ..emulator.snapshot import Snapshot
 from ..engine.playback import apply_to_terminal, terminal_for
-from ..events import Exit, Input, InputRead, Output, Resize, TtyMode
+from ..events import Exit, Input, InputRead, Note, Output, Resize, TtyMode
 from ..recording.format import Recording
 from .keys import Key, decode
+
+#: How the notes of ``termsim record``'s marks menu begin
+#: (``live/interactive.py``: ``MARK_SCREEN``...).
+MARK_PREFIX = "termsim: "
 
 
 @dataclass
@@ -54,6 +58,9 @@ class Step:
     #: (it never plays past an input the test has not sent), and the wait
     #: goes without ``since=``.
     read: bool = False
+    #: What the person marked after it while recording (``termsim record``'s
+    #: menu): ``("screen" | "row" | "comment", the screen then, the comment)``.
+    marks: list[tuple[str, Snapshot, str]] = field(default_factory=list)
 
     @property
     def text(self) -> str | None:
@@ -76,6 +83,8 @@ class Session:
     steps: list[Step]
     exit_status: int | None
     exited: bool
+    #: Marks made before the first input.
+    start_marks: list[tuple[str, Snapshot, str]] = field(default_factory=list)
 
 
 def read(recording: Recording) -> Session:
@@ -86,6 +95,7 @@ def read(recording: Recording) -> Session:
     steps: list[Step] = []
     exit_status: int | None = None
     exited = False
+    start_marks: list[tuple[str, Snapshot, str]] = []
     marks = 0
     for event in recording.events:
         if isinstance(event, Input | Resize) and (event.t > 0 or isinstance(event, Input)):
@@ -125,7 +135,13 @@ def read(recording: Recording) -> Session:
                 (steps[-1].screens if steps else start)[-1].raw = raw
         elif isinstance(event, Exit):
             exited, exit_status = True, event.status
+        elif isinstance(event, Note) and event.label.startswith(MARK_PREFIX):
+            what = event.label[len(MARK_PREFIX):]
+            kind = {"assert the screen": "screen", "assert the row": "row"}.get(what, "comment")
+            text = what.removeprefix("comment ") if kind == "comment" else ""
+            (steps[-1].marks if steps else start_marks).append((kind, terminal.screen, text))
         else:
             apply_to_terminal(terminal, event)
     argv = [str(a) for a in recording.header.get("argv") or []]
-    return Session(argv, recording.cols, recording.rows, start, steps, exit_status, exited)
+    return Session(argv, recording.cols, recording.rows, start, steps, exit_status, exited,
+                   start_marks)

@@ -47,7 +47,8 @@ class Wait:
     names: set[str]
 
 
-def _region(row: int, rows: int) -> str:
+def region_of(row: int, rows: int) -> str:
+    """A row's region as source: from the bottom for the last rows (toolbars)."""
     return f"Region.row({row - rows})" if row >= rows - 3 else f"Region.row({row})"
 
 
@@ -75,7 +76,7 @@ def _said(line: str) -> str:
     return cut[cut.find(" ") + 1:] if " " in cut else cut
 
 
-def _text(line: str, other: str | None, region: str, names: set[str]) -> str | None:
+def awaited_text(line: str, other: str | None, region: str, names: set[str]) -> str | None:
     """``Text`` (or ``Regex`` if part of it varies) of what a row says; None
     when it says too little to wait for (a border, a lone character)."""
     line = _said(line)
@@ -166,12 +167,12 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
 
     above = [r for r in answer if r != rows - 1]  # the bottom row is a state, below
     for anchor in reversed(above):  # the last changed row that says something
-        text = _text(final.lines[anchor], other_line(anchor), _region(anchor, rows), names)
+        text = awaited_text(final.lines[anchor], other_line(anchor), region_of(anchor, rows), names)
         if text is not None:
             parts.append(text)
             break
     if rows - 1 in changed and rows - 1 != cursor_row:
-        text = _text(final.lines[-1], other_line(rows - 1), _region(rows - 1, rows), names)
+        text = awaited_text(final.lines[-1], other_line(rows - 1), region_of(rows - 1, rows), names)
         if text is not None:
             parts.append(text)
     raw = screens[-1].raw

@@ -67,7 +67,85 @@ async def _settled(session: Session) -> None:
         pass  # it ended on its own: nothing more to say to it
 
 
-async def record_interactively(cmd: list[str], output: str, cols: int, rows: int) -> int | None:
+#: The key that opens the marks menu while recording (``--mark-key``).
+MARK_KEY = b"\x1d"  # Ctrl-]
+#: The notes a mark leaves in the recording, which ``termsim codegen`` reads.
+MARK_SCREEN, MARK_ROW, MARK_COMMENT = "termsim: assert the screen", "termsim: assert the row", \
+    "termsim: comment "
+
+
+class _Menu:
+    """The marks menu: the mark key (which the program never sees) shows a
+    one-line menu on the bottom row of the person's terminal; the next key
+    leaves a note in the recording (``s`` assert the screen here, ``r``
+    assert the cursor's row, ``c`` a comment typed up to Enter, anything else
+    nothing), and the row the menu covered is drawn again from termsim's
+    screen (its text; the program restores its colours when it next draws
+    it)."""
+
+    def __init__(self, session: Session, stdout: int, key: bytes) -> None:
+        self.session = session
+        self.stdout = stdout
+        self.key = key
+        #: None: not in the menu; "": waiting for the choice; "c": typing a comment.
+        self.state: str | None = None
+        self.comment = b""
+
+    def take(self, data: bytes) -> bytes:
+        """What of ``data`` goes to the program (the rest is the menu's)."""
+        out = bytearray()
+        for byte in data:
+            char = bytes([byte])
+            if self.state is None:
+                if char == self.key:
+                    self.state = ""
+                    self._show("termsim mark: s screen · r this row · c comment · "
+                               "other key: cancel")
+                else:
+                    out += char
+            elif self.state == "":
+                if char in b"sS":
+                    self._done(MARK_SCREEN)
+                elif char in b"rR":
+                    self._done(MARK_ROW)
+                elif char in b"cC":
+                    self.state, self.comment = "c", b""
+                    self._show("termsim comment (Enter ends): ")
+                else:
+                    self._done(None)
+            elif char in b"\r\n":
+                self._done(MARK_COMMENT + self.comment.decode("utf-8", "replace"))
+            elif char in b"\x7f\x08":
+                self.comment = self.comment.decode("utf-8", "replace")[:-1].encode()
+                self._show("termsim comment (Enter ends): " + self._typed())
+            elif char == b"\x1b":
+                self._done(None)
+            elif byte >= 0x20:
+                self.comment += char
+                self._show("termsim comment (Enter ends): " + self._typed())
+        return bytes(out)
+
+    def _typed(self) -> str:
+        return self.comment.decode("utf-8", "ignore")
+
+    def _show(self, text: str) -> None:
+        # Cut to the width, autowrap off: the menu must not scroll the screen.
+        terminal = self.session.terminal
+        text = text[-(terminal.cols - 1):]
+        os.write(self.stdout, f"\x1b7\x1b[?7l\x1b[{terminal.rows};1H\x1b[2K\x1b[7m{text}"
+                              f"\x1b[0m\x1b[?7h\x1b8".encode())
+
+    def _done(self, note: str | None) -> None:
+        self.state = None
+        if note is not None:
+            self.session.note(note)
+        snap = self.session.screen
+        os.write(self.stdout, f"\x1b7\x1b[{snap.rows};1H\x1b[2K".encode()
+                 + snap.lines[-1].rstrip().encode() + b"\x1b8")
+
+
+async def record_interactively(cmd: list[str], output: str, cols: int, rows: int,
+                               mark_key: bytes | None = MARK_KEY) -> int | None:
     stdin = _stdin()
     stdout = sys.stdout.fileno()
     #: Our stdin when a person types at it (a terminal), else None.
@@ -83,6 +161,8 @@ async def record_interactively(cmd: list[str], output: str, cols: int, rows: int
 
     session.listeners.append(show)
 
+    menu = _Menu(session, stdout, mark_key) if keyboard is not None and mark_key else None
+
     async def pump_keys() -> None:
         if stdin is not None:
             pollable = _pollable(stdin)
@@ -92,7 +172,10 @@ async def record_interactively(cmd: list[str], output: str, cols: int, rows: int
                 data = os.read(stdin, 1 << 16)
                 if not data:
                     break
-                await session.send(data)
+                if menu is not None:
+                    data = menu.take(data)
+                if data:
+                    await session.send(data)
         if keyboard is None:
             # No person at a keyboard will ever type more: say so to the
             # program, as script(1) does, so that a shell or a REPL ends;
