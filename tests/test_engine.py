@@ -491,3 +491,20 @@ async def test_a_bell_before_the_input_was_written_never_counts() -> None:
     with pytest.raises(WaitTimeout) as info:
         await script.engine.wait_for(Bell(), since=mark, timeout=1)
     assert "bells since the mark: none; before it: 1, the last at 0.100 s" in str(info.value)
+
+
+async def test_a_sequence_is_not_moved_on_by_screens_that_do_not_count() -> None:
+    # "working" drawn before the program read Enter (a stale toolbar), then
+    # after the read only "sleeping": the first part never held on a screen
+    # that counts, so the sequence must not be satisfied.
+    script = Script([
+        Output(0.10, frame(b"\x1b[4;1H\x1b[Kworking")),
+        Output(0.12, frame(b"\x1b[4;1H\x1b[Ksleeping")),
+        InputRead(0.13, 1),
+        Output(0.20, frame(b"\x1b[1;1Hdone")),
+    ])
+    mark = sent(script)
+    with pytest.raises(WaitTimeout):
+        await script.engine.wait_for(
+            Sequence(Text("working", region=TOOLBAR), Text("sleeping", region=TOOLBAR)),
+            since=mark, timeout=1)

@@ -296,7 +296,10 @@ async def scenario(term):
         # all come in one read, and a Sequence wants its parts on screens
         # one after the other.
         await term.wait_for(Title(f"working: {question}"), since=mark)
-        await term.wait_for(Title("idle") & Text(f"answer to {question}"), since=mark)
+        # The prompt too: "idle" is set just before the prompt reads keys,
+        # and a key sent in between meets a tty that is not raw yet.
+        await term.wait_for(Title("idle") & Text(f"answer to {question}") & prompt,
+                            since=mark)
     await term.press("ctrl+d")
     assert await term.wait_exit() == 0
 """

@@ -52,8 +52,18 @@ async def test_a_toolbar_drawn_before_the_key_was_read_is_not_the_answer(
         snap = await term.wait_for(Text("state: sleeping"), since=mark, timeout=10)
         assert "answered 1: x" in snap.text, snap.render()
         mark = await term.press("y")
-        snap = await term.wait_for(
-            Sequence(Text("state: working"), Text("state: sleeping")), since=mark, timeout=10)
+        if inotify:
+            snap = await term.wait_for(
+                Sequence(Text("state: working"), Text("state: sleeping")), since=mark,
+                timeout=10)
+        else:
+            # Polled, termsim learns of the read on a timer, after the program
+            # may have drawn "working" already: that screen does not count
+            # (README: only output after the read was seen does), so only the
+            # end can be awaited. (It once passed here because a near-miss
+            # report moved the Sequence on with that screen.)
+            snap = await term.wait_for(Text("state: sleeping (answered 2"), since=mark,
+                                       timeout=10)
         assert "answered 2: y" in snap.text
         await term.press("ctrl+d")
         assert await term.wait_exit(timeout=10) == 0

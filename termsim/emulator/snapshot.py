@@ -72,10 +72,13 @@ class Snapshot:
     """
 
     __slots__ = (
+        "__weakref__",
         "_built",
         "_cells",
         "_default",
+        "_ready",
         "_runs",
+        "_text",
         "alternate",
         "cols",
         "cursor",
@@ -108,6 +111,12 @@ class Snapshot:
     _built: list[Row | None] | None
     _default: Char
     _runs: list[tuple[Run, ...] | None] | None
+    #: The text (``text``), made the first time it is asked for, in a list
+    #: shared with the copies ``with_input_ready`` makes: the same screen.
+    _text: list[str | None]
+    #: The last copy ``with_input_ready`` made (None: none yet), so that a
+    #: wait's every look at one screen gets the one object, and its caches.
+    _ready: Snapshot | None
 
     def __init__(
         self, *, cols: int, rows: int, cells: tuple[Row | str, ...], lines: tuple[str, ...],
@@ -130,6 +139,8 @@ class Snapshot:
         set_(self, "_default", default or Char(" "))
         set_(self, "_runs", None)
         set_(self, "_built", None)
+        set_(self, "_text", [None])
+        set_(self, "_ready", None)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Snapshot is immutable")
@@ -141,13 +152,19 @@ class Snapshot:
         """The same screen, with what the session knows about the tty."""
         if input_ready is self.input_ready:
             return self
+        ready = self._ready
+        if ready is not None and ready.input_ready is input_ready:
+            return ready  # asked again for the same screen (every look of a wait)
         snap = Snapshot(
             cols=self.cols, rows=self.rows, cells=self._cells, lines=self.lines,
             cursor=self.cursor, title=self.title, alternate=self.alternate,
             modes=self.modes, generation=self.generation, input_ready=input_ready,
             default=self._default, signals=self.signals,
         )
-        object.__setattr__(snap, "_runs", self._runs)  # the same rows, the same runs
+        set_ = object.__setattr__
+        set_(snap, "_runs", self._runs)  # the same rows, the same runs
+        set_(snap, "_text", self._text)  # and the same text
+        set_(self, "_ready", snap)
         return snap
 
     # -- what was said outside the cells ------------------------------------------
@@ -217,8 +234,15 @@ class Snapshot:
 
     @property
     def text(self) -> str:
-        """All rows joined with newlines, trailing blanks of each row removed."""
-        return "\n".join(line.rstrip() for line in self.lines)
+        """All rows joined with newlines, trailing blanks of each row removed.
+
+        Made once per screen: every whole-screen ``Text`` and ``Regex`` of
+        every wait reads it (hot: ``benchmarks/bench_wait_latency.py``)."""
+        memo = self._text
+        text = memo[0]
+        if text is None:
+            text = memo[0] = "\n".join(map(str.rstrip, self.lines))
+        return text
 
     def cell(self, row: int, col: int) -> Cell:
         """The cell at (row, col); negative indexes count from the bottom/right."""

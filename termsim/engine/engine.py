@@ -261,6 +261,15 @@ class Engine:
         """Inputs written in raw mode that the program has not read yet."""
         return self.inputs.unread()
 
+    def awaits_read(self) -> bool:
+        """Whether a pending wait counts from an input the program is not
+        known to have read (for the source: a wait with ``since=`` decides
+        only once the read is in the stream, so the live source asks about
+        reads as soon as output comes, not a turn of its loop later)."""
+        after = self.inputs.after
+        return any(wait.since is not None and not wait.event.is_set()
+                   and after(wait.since) is None for wait in self._waits)
+
     # -- state ---------------------------------------------------------------------
 
     def silent_for(self) -> float | None:
@@ -441,7 +450,8 @@ class Engine:
         if started is not None:
             started(wait_id)
         wait = Wait(pred, since, anyio.Event(), began, began + timeout, stall,
-                    timed=stall is not None or pred.wake_at(self._context()) is not None)
+                    timed=stall is not None or pred.wake_at(self._context()) is not None,
+                    wake=anyio.Event())
         outcome: WaitOutcome = "timed out"
         self._waits.append(wait)
         try:
@@ -451,7 +461,8 @@ class Engine:
                 self._resolve(wait, error=self._exited_error(pred))
             while not wait.event.is_set():
                 wake = self._next_timer(wait)
-                wait.wake = anyio.Event()
+                if wait.wake.is_set():
+                    wait.wake = anyio.Event()
                 await self.source.run_until(wait.wake, wake, pred.polls)
                 if wait.event.is_set():
                     break

@@ -189,7 +189,10 @@ class Sequence(_OfParts):
         return Sequence(*(p.fresh() for p in self.parts))
 
     def __call__(self, snap: Snapshot) -> bool:
-        return self.check(snap, Context(0.0, None))
+        # On this screen alone, from the start: a plain call must not move
+        # the wait's own copy on (near-miss reports call it on screens that
+        # do not count, drawn before the program read the input).
+        return self.fresh().check(snap, Context(0.0, None))
 
     def check(self, snap: Snapshot, ctx: Context) -> bool:
         while self._stage < len(self.parts):

@@ -95,6 +95,12 @@ class Sink(Protocol):
         """Something that prints nothing may have changed (the tty mode): look again."""
         ...
 
+    def awaits_read(self) -> bool:
+        """Whether a pending wait counts from an input the program is not
+        known to have read: the source should ask about reads before it
+        applies the next output, not after."""
+        ...
+
     def close(self) -> None:
         """The source is going away: pending waits fail now."""
         ...

@@ -10,6 +10,7 @@ in. That explaining is most of this module and shared by :class:`Text` and
 from __future__ import annotations
 
 import re
+from weakref import ref
 
 from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
@@ -59,10 +60,35 @@ def _shows(region: Region, snap: Snapshot) -> str:
     return f"{region} shows {region.text(snap).rstrip()!r}"
 
 
+#: The whole screen: a predicate given it (or an equal region) looks at
+#: ``Snapshot.text``, made once per screen, not at a join of its own.
+_SCREEN = Region.screen()
+
+
 class _InRegion(Predicate):
-    """Text or a pattern searched for in a region: shared near-miss reports."""
+    """Text or a pattern searched for in a region: shared near-miss reports.
+
+    The answer on one screen is kept (``_seen``): the engine asks on each
+    new screen both what a wait's parts show (for its near misses) and
+    whether it holds, the same question of the same snapshot."""
 
     region: Region
+    _seen: tuple[ref[Snapshot], bool] | None = None
+
+    def _text_of(self, snap: Snapshot) -> str:
+        region = self.region
+        return snap.text if region is _SCREEN else region.text(snap)
+
+    def __call__(self, snap: Snapshot) -> bool:
+        seen = self._seen
+        if seen is not None and seen[0]() is snap:
+            return seen[1]
+        found = self._holds(snap)
+        self._seen = (ref(snap), found)
+        return found
+
+    def _holds(self, snap: Snapshot) -> bool:
+        raise NotImplementedError
 
     def explain(self, snap: Snapshot) -> str:
         if self.region.history:
@@ -104,7 +130,7 @@ class Text(_InRegion):
         if not text:
             raise ValueError("Text() needs a non-empty string")
         self.text = text
-        self.region = region or Region.screen()
+        self.region = _region(region)
         lines = text.split("\n")
         self._pattern: re.Pattern[str] | None = None
         if any(line != line.rstrip(" ") for line in lines):
@@ -114,8 +140,8 @@ class Text(_InRegion):
                     if line != line.rstrip(" ") else "")
                 for line in lines), re.MULTILINE)
 
-    def __call__(self, snap: Snapshot) -> bool:
-        return self._find(self.region.text(snap))
+    def _holds(self, snap: Snapshot) -> bool:
+        return self._find(self._text_of(snap))
 
     def check(self, snap: Snapshot, ctx: Context) -> bool:
         if self.region.history:
@@ -159,10 +185,10 @@ class Regex(_InRegion):
         self.pattern = (
             pattern if isinstance(pattern, re.Pattern) else re.compile(pattern, re.MULTILINE)
         )
-        self.region = region or Region.screen()
+        self.region = _region(region)
 
-    def __call__(self, snap: Snapshot) -> bool:
-        if self.pattern.search(self.region.text(snap)) is not None:
+    def _holds(self, snap: Snapshot) -> bool:
+        if self.pattern.search(self._text_of(snap)) is not None:
             return True
         extended = to_cursor(self.region, snap)
         return extended is not None and self.pattern.search(extended) is not None
@@ -186,3 +212,9 @@ class Regex(_InRegion):
 
     def _count(self, text: str) -> int:
         return sum(1 for _ in self.pattern.finditer(text))
+
+
+def _region(region: Region | None) -> Region:
+    """The region a predicate looks at: the shared whole screen for none (or
+    one equal to it), so that it reads the snapshot's own text."""
+    return _SCREEN if region is None or region == _SCREEN else region

@@ -410,6 +410,14 @@ class PtySource:
                     finally:
                         self._reader_idle = False
                 if open_ and self._backlog_size < MAX_BACKLOG:
+                    if self.reads.pending and self._watched() and self._sink.awaits_read():
+                        # A wait counts from an input not known read, and
+                        # output came: the program may have read it and
+                        # answered, and the kernel already says so
+                        # (inotify). Ask now, so that the wait decides on
+                        # this pass, not on the read watch's a turn of the
+                        # loop later, after an evaluation in vain.
+                        self.probe_reads()
                     open_ = self._read_available()
                 self._apply_slice(FEED_SLICE)
                 await anyio.lowlevel.checkpoint()
@@ -440,6 +448,10 @@ class PtySource:
             self._push(Output(self._stamp(), chunk))
             self._backlog_size += len(chunk)
         return True
+
+    def _watched(self) -> bool:
+        """Whether inotify tells of the program's reads (else a timer asks)."""
+        return self.probe is not None and self.probe.events_fd is not None
 
     def _push(self, event: Event) -> None:
         """An event happened now: tell the listeners, queue it for the engine."""
@@ -551,7 +563,8 @@ class PtySource:
             else:
                 await anyio.sleep(delay)  # no inotify: the kernel cannot tell us
                 delay = min(delay * 2, READ_POLL[1])
-            self.probe_reads()
+            if self.reads.pending:  # (the reader may have asked already)
+                self.probe_reads()
 
     def probe_reads(self) -> None:
         """Ask what the program read; put :class:`InputRead` events in the stream.
@@ -587,6 +600,25 @@ class PtySource:
         self._activity += 1
         if index is not None and not self.reads.pending and self.probe is not None:
             self.probe.discard()  # what the program did before this input is not news
+        await anyio.lowlevel.checkpoint()
+        if not self._write_lock.locked():
+            # No other writer: what the PTY takes now goes out at once. The
+            # program may answer at once too, so nothing waits after it:
+            # only a write the PTY cannot take whole takes the lock and the
+            # timeout (a cancel scope costs more than the write).
+            try:
+                n = os.write(self.fd, view)
+            except BlockingIOError:
+                n = 0
+            except OSError as exc:
+                raise SessionClosed(f"cannot write to the program: {exc}") from None
+            if n:
+                self.reads.wrote(bytes(view[:n]), index if n == len(view) else None)
+                view = view[n:]
+            if not view:
+                if index is not None:
+                    self._reads_pending.set()
+                return
         try:
             with anyio.fail_after(self.write_timeout):
                 async with self._write_lock:
