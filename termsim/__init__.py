@@ -34,6 +34,7 @@ from .emulator.emulation import Emulation
 from .emulator.hygiene import Leftover
 from .emulator.keys import key_bytes
 from .emulator.mouse import MouseOff
+from .emulator.profiles import PROFILES, Profile
 from .emulator.region import Region
 from .emulator.signals import (
     Command,
@@ -91,6 +92,7 @@ from .report.svg import snapshot_svg
 __version__ = "0.1.0"
 
 __all__ = [
+    "PROFILES",
     "QUERY_KINDS",
     "ArgumentError",
     "Bell",
@@ -120,6 +122,7 @@ __all__ = [
     "Policy",
     "Predicate",
     "ProcessExited",
+    "Profile",
     "Query",
     "Quiet",
     "Recording",

@@ -1,4 +1,5 @@
-"""The ``termsim`` command: record, play, show, info, diff, export, import, codegen.
+"""The ``termsim`` command: record, play, show, info, diff, export, import, codegen,
+profiles.
 
 Every command prints one clear line and exits non-zero on a missing,
 truncated or corrupt file; none shows a traceback. Exit statuses: 0 success,
@@ -95,6 +96,10 @@ def _parser() -> argparse.ArgumentParser:
                    "(default ctrl+]; 'none': no menu)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     p.set_defaults(run=_record)
+
+    p = sub.add_parser("profiles", help="the terminals a session can answer as "
+                       "(spawn(profile=...)), and how each differs from xterm")
+    p.set_defaults(run=_profiles)
 
     p = sub.add_parser("codegen", help="write a pytest test of a recorded session: each "
                        "input, and a wait for what it made the program draw")
@@ -595,6 +600,16 @@ def _record(args: argparse.Namespace) -> int:
     if status is None:
         return 1
     return status if status >= 0 else 128 - status
+
+
+def _profiles(args: argparse.Namespace) -> int:
+    from .emulator.profiles import PROFILES, differences
+
+    for profile in PROFILES.values():
+        print(f"{profile.name}: {profile.description}")
+        for difference in differences(profile) or ["(termsim's answers: the default)"]:
+            print(f"  - {difference}")
+    return 0
 
 
 def _codegen(args: argparse.Namespace) -> int:

@@ -86,6 +86,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(expect_screen(golden=...))",
     )
     group.addoption(
+        "--termsim-profiles", default=None, metavar="NAMES",
+        help="run each test once per terminal profile (comma-separated, or 'all'; "
+        "termsim profiles lists them), as @pytest.mark.termsim(profiles=[...]) does",
+    )
+    group.addoption(
         "--termsim-hygiene", action="store_true", default=False,
         help="fail a test whose program exits leaving the terminal dirty (the alternate "
         "screen, mouse tracking, bracketed paste... still on); spawn(hygiene=False) opts out",
@@ -101,8 +106,45 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "termsim_flaky(reason, until): this test is known to need reruns until "
         "the date (YYYY-MM-DD); --termsim-flaky=fail lets it pass until then")
+    config.addinivalue_line(
+        "markers", "termsim(profiles=None, sizes=None): run the test once per terminal "
+        "profile and size; its sessions take them unless they say otherwise")
     if not hasattr(config, "workerinput"):  # xdist workers report to the controller
         config.pluginmanager.register(_Summary(config), "termsim-summary")
+
+
+#: The fixture a matrix parametrizes: one combination per test id.
+MATRIX_FIXTURE = "termsim_matrix"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One test per combination of the ``termsim`` mark's profiles and
+    sizes (and ``--termsim-profiles``), named in the test's id
+    (``test_x[kitty-40x12]``) and so in its recording's name."""
+    marker = metafunc.definition.get_closest_marker("termsim")
+    option = metafunc.config.getoption("--termsim-profiles")
+    profiles: list[str | None] = [None]
+    sizes: list[tuple[int, int] | None] = [None]
+    if marker is not None:
+        profiles = list(marker.kwargs.get("profiles") or [None])
+        sizes = [tuple(size) for size in marker.kwargs.get("sizes") or []] or [None]
+    if option:
+        from .emulator.profiles import PROFILES
+
+        profiles = list(PROFILES) if option == "all" else option.split(",")
+    if profiles == [None] and sizes == [None]:
+        return
+    combos = [settings.Matrix(profile, size) for profile in profiles for size in sizes]
+    if MATRIX_FIXTURE not in metafunc.fixturenames:
+        metafunc.fixturenames.append(MATRIX_FIXTURE)
+    metafunc.parametrize(MATRIX_FIXTURE, combos, ids=[c.label() for c in combos],
+                         indirect=True)
+
+
+@pytest.fixture
+def termsim_matrix(request: pytest.FixtureRequest) -> settings.Matrix | None:
+    """The combination of the test matrix this test runs (None: no matrix)."""
+    return getattr(request, "param", None)
 
 
 def _directory(config: pytest.Config) -> Path:
@@ -149,7 +191,10 @@ def _remove_stale(directory: Path, stem: str) -> None:
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     __tracebackhide__ = True
     hygiene = bool(item.config.getoption("--termsim-hygiene"))
-    with _goldens(item), settings.check_hygiene(hygiene):
+    callspec = getattr(item, "callspec", None)
+    matrix = callspec.params.get(MATRIX_FIXTURE) if callspec is not None else None
+    with _goldens(item), settings.check_hygiene(hygiene), \
+            settings.matrix_combination(matrix):
         return (yield from _recorded_call(item))
 
 

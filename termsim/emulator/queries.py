@@ -49,6 +49,10 @@ from pyte.screens import Char
 
 from .screen import Protected, TermScreen
 from .sgr import EXTRA
+from .xterm import BACKGROUND as BACKGROUND  # defined here first, still read from here
+from .xterm import FOREGROUND as FOREGROUND
+from .xterm import XTERM_PATCH
+from .xterm import printable as printable
 
 
 class Request(NamedTuple):
@@ -83,8 +87,6 @@ class Kind:
     answer: Answer
 
 
-FOREGROUND = "rgb:ffff/ffff/ffff"
-BACKGROUND = "rgb:0000/0000/0000"
 
 #: DEC private modes termsim implements (DECRQM reports their state; the
 #: dispatcher counts any other mode it is asked to set).
@@ -117,8 +119,6 @@ MODE_REPORTS: Mapping[tuple[bool, int], Callable[[TermScreen], int]] = {
     **{(False, mode): _tracked(mode) for mode in KNOWN_ANSI_MODES},
 }
 
-#: The xterm termsim answers as (XTVERSION, DA2): patch 398 (2025).
-XTERM_PATCH = 398
 
 
 def _cursor(screen: TermScreen) -> tuple[int, int]:
@@ -149,10 +149,22 @@ def _window_size(screen: TermScreen, request: Request) -> str:
     return f"\x1b[8;{rows};{cols}t"
 
 
-def _decrqm(screen: TermScreen, request: Request) -> str:
+def _decrqm(screen: TermScreen, request: Request) -> str | None:
+    """A mode's state: live for the modes termsim keeps; the profile's for
+    those it does not offer (not recognised, permanently set or reset) or
+    does not keep; no answer where the profile's terminal has no DECRQM."""
+    profile = screen.profile
+    if profile.modes is None:
+        return None
     mode = request.args[0] if request.args else 0
-    report = MODE_REPORTS.get((request.private == "?", mode))
+    private = request.private == "?"
+    report = MODE_REPORTS.get((private, mode))
     state = report(screen) if report is not None else 0
+    if private and mode in profile.modes and (
+            report is None or profile.modes[mode] in (0, 3, 4)):
+        state = profile.modes[mode]
+        if mode == 2027 and state == 4 and screen.graphemes:
+            state = 3  # Emulation(graphemes=True) on a terminal that has no 2027
     return f"\x1b[{request.private}{mode};{state}$y"
 
 
@@ -175,7 +187,21 @@ def _pixels(code: int) -> Answer:
 def _xtversion(screen: TermScreen, request: Request) -> str | None:
     if request.args not in ((), (0,)):
         return None
-    return f"\x1bP>|XTerm({XTERM_PATCH})\x1b\\"
+    return screen.profile.xtversion
+
+
+def _attributes(which: str) -> Answer:
+    """DA1, DA2 or DA3 as the screen's profile answers (None: never)."""
+    return lambda screen, request: getattr(screen.profile, which)
+
+
+def _kitty_keyboard(screen: TermScreen, request: Request) -> str | None:
+    """``CSI ? u``: the flags in force (the top of the stack), where the
+    profile's terminal speaks the kitty keyboard protocol."""
+    if not screen.profile.kitty_keyboard:
+        return None
+    stack = screen.kitty_keyboard
+    return f"\x1b[?{stack[-1] if stack else 0}u"
 
 
 #: SGR codes of the named colours pyte keeps, foreground (background: +10).
@@ -330,9 +356,15 @@ def _always(reply: str) -> Answer:
     return lambda screen, request: reply
 
 
-def _colour(code: str, colour: str) -> Answer:
-    """An OSC colour report, ended as the request was."""
-    return lambda screen, request: f"\x1b]{code};{colour}{request.terminator}"
+def _colour(code: str, which: str) -> Answer:
+    """An OSC colour report of the profile's ``which`` colour (foreground or
+    background), ended as the request was; none where it has no such report."""
+
+    def answer(screen: TermScreen, request: Request) -> str | None:
+        colour = getattr(screen.profile, which)
+        return None if colour is None else f"\x1b]{code};{colour}{request.terminator}"
+
+    return answer
 
 
 def _palette(screen: TermScreen, request: Request) -> str | None:
@@ -351,22 +383,22 @@ KINDS: Mapping[str, Kind] = {
     "decxcpr": Kind("extended cursor position, ESC[?6n -> ESC[?row;col;1R", _decxcpr),
     "dsr": Kind("device status, ESC[5n -> ESC[0n (ready)", _always("\x1b[0n")),
     "da1": Kind(
-        "primary device attributes, ESC[c -> ESC[?62;22c (VT220, ANSI colour)",
-        _always("\x1b[?62;22c"),
+        "primary device attributes, ESC[c -> ESC[?62;22c (VT220, ANSI colour; as the "
+        "profile's terminal answers)", _attributes("da1"),
     ),
     "da2": Kind(
         f"secondary device attributes, ESC[>c -> ESC[>41;{XTERM_PATCH};0c (xterm, as a VT420)",
-        _always(f"\x1b[>41;{XTERM_PATCH};0c"),
+        _attributes("da2"),
     ),
     "window-size": Kind("text area size, ESC[18t -> ESC[8;rows;colst", _window_size),
     "osc-fg": Kind(
-        "foreground colour, OSC 10;? -> OSC 10;rgb:ffff/ffff/ffff", _colour("10", FOREGROUND),
+        "foreground colour, OSC 10;? -> OSC 10;rgb:ffff/ffff/ffff", _colour("10", "foreground"),
     ),
     "osc-bg": Kind(
-        "background colour, OSC 11;? -> OSC 11;rgb:0000/0000/0000", _colour("11", BACKGROUND),
+        "background colour, OSC 11;? -> OSC 11;rgb:0000/0000/0000", _colour("11", "background"),
     ),
     "osc-cursor": Kind(
-        "cursor colour, OSC 12;? -> OSC 12;rgb:ffff/ffff/ffff", _colour("12", FOREGROUND),
+        "cursor colour, OSC 12;? -> OSC 12;rgb:ffff/ffff/ffff", _colour("12", "foreground"),
     ),
     "decrqm": Kind("mode report, ESC[?Ps$p -> ESC[?Ps;Pm$y", _decrqm),
     "xtversion": Kind(
@@ -387,8 +419,10 @@ KINDS: Mapping[str, Kind] = {
                         _pixels(6)),
     "xtwinops 19": Kind("screen size in characters, ESC[19t -> ESC[9;rows;colst", _pixels(9)),
     # Recognised and logged, not answered: a terminal that lacks the feature.
-    "da3": Kind("tertiary device attributes, ESC[=c (DA3: the unit id)", _no_answer),
-    "kitty-keyboard": Kind("kitty keyboard protocol flags, ESC[?u", _no_answer),
+    "da3": Kind("tertiary device attributes, ESC[=c (DA3: the unit id; xterm does not "
+                "answer it, some profiles do)", _attributes("da3")),
+    "kitty-keyboard": Kind("kitty keyboard protocol flags, ESC[?u -> ESC[?flags u where the "
+                           "profile's terminal speaks it", _kitty_keyboard),
     "xtqmodkeys": Kind(
         "key modifier options, ESC[?Pp m -> ESC[>Pp;Pv m, xterm's defaults (XTQMODKEYS)",
         _xtqmodkeys,
@@ -448,17 +482,6 @@ class Query:
         return f"{self.request} ({what.split(',')[0]}) at output byte {self.offset}: {self.status}"
 
 
-def printable(seq: str) -> str:
-    """``"\\x1b[6n"`` -> ``"ESC[6n"``: escape sequences as people write them."""
-    return seq.translate(_PRINTABLE)
-
-
-#: ``printable``'s table: ESC and BEL by name, other C0 and C1 controls and
-#: DEL as ``\xNN``.
-_PRINTABLE = {
-    **{code: f"\\x{code:02x}" for code in (*range(0x20), *range(0x7f, 0xa0))},
-    0x1b: "ESC", 0x07: "BEL",
-}
 
 
 def check_policy(kind: str, value: object) -> None:

@@ -12,7 +12,7 @@ pending wrap ends.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pyte
 from pyte import modes as mo
@@ -28,6 +28,16 @@ from .screen_cells import (
 )
 from .screen_segments import KeptSegments
 
+if TYPE_CHECKING:
+    from .profiles import Profile
+
+
+def _xterm() -> Profile:
+    # Imported here: the profiles' table reads the queries' constants, which
+    # read this module.
+    from .profiles import XTERM
+
+    return XTERM
 
 class ScreenState(pyte.Screen):
     """pyte's ``Screen`` with the state termsim adds; the concerns build on it."""
@@ -45,6 +55,9 @@ class ScreenState(pyte.Screen):
         self.application_keypad = False
         self.last_char = ""
         self.title_stack: list[str] = []
+        #: The terminal this screen answers as (``profiles.py``): xterm's
+        #: answers unless the ``Terminal`` is given another profile.
+        self.profile: Profile = _xterm()
         #: The kitty keyboard protocol's flag stack (``CSI > flags u``...),
         #: and xterm's modifyOtherKeys level (``CSI > 4 ; n m``).
         self.kitty_keyboard: list[int] = []

@@ -60,6 +60,7 @@ from pyte.screens import Char
 from .dispatch import _Dispatch
 from .emulation import Emulation
 from .hygiene import Leftover, leftovers, modes_on
+from .profiles import Profile, profile_named
 from .queries import (
     KINDS,
     QUERY_KINDS,
@@ -107,7 +108,7 @@ class Terminal(LinesFastPath, TerminalSignals):
     def __init__(
         self, cols: int = 80, rows: int = 24, *, policy: Mapping[str, Policy] | None = None,
         cell_size: tuple[int, int] = (10, 20), term: str = "xterm-256color",
-        emulation: Emulation | None = None,
+        emulation: Emulation | None = None, profile: str | Profile = "xterm",
     ) -> None:
         if cols < 1 or rows < 1:
             raise ValueError(f"a terminal needs at least 1x1 cells, not {cols}x{rows}")
@@ -135,6 +136,9 @@ class Terminal(LinesFastPath, TerminalSignals):
         self._screen = TermScreen(cols, rows)
         self._screen.cell_size = (int(cell_size[0]), int(cell_size[1]))
         self._screen.term_name = term
+        #: The terminal it answers as (``termsim profiles`` lists them).
+        self.profile = profile_named(profile)
+        self._screen.profile = self.profile
         #: Where terminals disagree, which way this one goes.
         self.emulation = emulation or Emulation()
         self._screen.backspace_past_edge = self.emulation.backspace_at_wrap == "tmux"

@@ -72,7 +72,8 @@ def terminal_for(recording: Recording) -> Terminal:
         else (10, 20)
     return Terminal(recording.cols, recording.rows, policy=recorded_policy(header),
                     cell_size=cell_size, term=str(header.get("term") or "xterm-256color"),
-                    emulation=Emulation.from_header(header.get("emulation")))
+                    emulation=Emulation.from_header(header.get("emulation")),
+                    profile=str(header.get("profile") or "xterm"))
 
 
 class Playback:

@@ -62,6 +62,23 @@ class Goldens:
 
 
 @dataclass(frozen=True, slots=True)
+class Matrix:
+    """One combination of a test matrix (``@pytest.mark.termsim(profiles=...,
+    sizes=...)``, ``--termsim-profiles``): the terminal profile and the size
+    sessions take when the test does not say."""
+
+    profile: str | None = None
+    size: tuple[int, int] | None = None
+
+    def label(self) -> str:
+        """As in a test's id: ``kitty-40x12``."""
+        parts = [self.profile] if self.profile else []
+        if self.size is not None:
+            parts.append(f"{self.size[0]}x{self.size[1]}")
+        return "-".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """All the settings of one context, to carry them into another task."""
 
@@ -69,6 +86,7 @@ class Settings:
     substitute: Substitute | None
     goldens: Goldens
     hygiene: bool = False
+    matrix: Matrix | None = None
 
 
 _path_for: ContextVar[PathFor | None] = ContextVar("termsim_record_sessions", default=None)
@@ -77,11 +95,13 @@ _substitute: ContextVar[Substitute | None] = ContextVar("termsim_substitute_sess
 _NO_GOLDENS = Goldens()  # frozen: one default for every context
 _goldens: ContextVar[Goldens] = ContextVar("termsim_golden_screens", default=_NO_GOLDENS)
 _hygiene: ContextVar[bool] = ContextVar("termsim_check_hygiene", default=False)
+_matrix: ContextVar[Matrix | None] = ContextVar("termsim_matrix", default=None)
 
 
 def current() -> Settings:
     """The settings seen here (to apply them where a test's coroutine runs)."""
-    return Settings(_path_for.get(), _substitute.get(), _goldens.get(), _hygiene.get())
+    return Settings(_path_for.get(), _substitute.get(), _goldens.get(), _hygiene.get(),
+                    _matrix.get())
 
 
 @contextmanager
@@ -90,9 +110,11 @@ def applied(settings: Settings) -> Iterator[None]:
     tokens = (_path_for.set(settings.path_for), _substitute.set(settings.substitute),
               _goldens.set(settings.goldens))
     hygiene = _hygiene.set(settings.hygiene)
+    matrix = _matrix.set(settings.matrix)
     try:
         yield
     finally:
+        _matrix.reset(matrix)
         _hygiene.reset(hygiene)
         _goldens.reset(tokens[2])
         _substitute.reset(tokens[1])
@@ -192,3 +214,19 @@ def check_hygiene(on: bool = True) -> Iterator[None]:
 def hygiene_checked(given: bool | None) -> bool:
     """Whether a session checks its leftovers: as given, else this block's default."""
     return _hygiene.get() if given is None else given
+
+
+@contextmanager
+def matrix_combination(matrix: Matrix | None) -> Iterator[None]:
+    """Inside this block, sessions that do not give a profile or a size take
+    ``matrix``'s (the pytest plugin sets it for each combination)."""
+    token = _matrix.set(matrix)
+    try:
+        yield
+    finally:
+        _matrix.reset(token)
+
+
+def matrix_defaults() -> Matrix | None:
+    """The combination this block runs in (None: no matrix)."""
+    return _matrix.get()

@@ -29,10 +29,11 @@ from typing import Any, Concatenate, Literal, ParamSpec
 import anyio
 
 from ..emulator.emulation import Emulation
+from ..emulator.profiles import TERMINAL_VARIABLES, Profile, profile_named
 from ..emulator.terminal import Policy, Terminal
 from ..engine.driver import Driver
 from ..engine.engine import Engine
-from ..engine.settings import recording_path_for, substitute_for
+from ..engine.settings import matrix_defaults, recording_path_for, substitute_for
 from ..engine.source import Mark
 from ..errors import SessionClosed, TermsimError, surface, surface_sync
 from ..events import Hangup, How, Input, Resize, Warned, errored
@@ -69,16 +70,29 @@ class Session(Driver):
         self, argv: Sequence[str], *, cols: int = 80, rows: int = 24,
         env: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None,
         cpr: Policy = "answer", policy: Mapping[str, Policy] | None = None,
-        term: str = "xterm-256color", escape_delay: float = 0.6, write_timeout: float = 10.0,
+        term: str | None = None, escape_delay: float = 0.6, write_timeout: float = 10.0,
         record: str | os.PathLike[str] | Literal[False] | None = None,
         redact: Sequence[str | re.Pattern[str]] = (), mask_hidden_input: bool = True,
         timeout: float = 10.0, stall: float | None = None, inotify: bool = True,
         cell_size: tuple[int, int] = (10, 20), emulation: Emulation | None = None,
-        hygiene: bool | None = None,
+        hygiene: bool | None = None, profile: str | Profile | None = None,
     ) -> None:
         super().__init__(timeout=timeout, stall=stall, hygiene=hygiene)
         self.argv = list(argv)
+        #: The terminal this session answers as (``termsim profiles``).
+        self.profile = profile_named(profile or "xterm")
         env_dict = dict(os.environ if env is None else env)
+        if profile is not None:
+            if env is None:
+                # The terminal running the tests (a kitty, a tmux) is not
+                # the one this session plays: its variables go.
+                for name in TERMINAL_VARIABLES:
+                    env_dict.pop(name, None)
+            for name, value in self.profile.env.items():
+                env_dict.setdefault(name, value)
+        term = term or self.profile.term
+        if emulation is None and profile is not None:
+            emulation = self.profile.emulation
         # COLUMNS and LINES describe the terminal that runs the tests (pytest
         # and xdist set them), not this one: programs that trust them over
         # the PTY (textual, shutil.get_terminal_size) would draw for the
@@ -93,7 +107,8 @@ class Session(Driver):
         #: How long after a lone Escape the next input waits (see ``press``).
         self.escape_delay = escape_delay
         self.terminal = Terminal(cols, rows, policy=_policy(cpr, policy), cell_size=cell_size,
-                                 term=self.env.get("TERM", term), emulation=emulation)
+                                 term=self.env.get("TERM", term), emulation=emulation,
+                                 profile=self.profile)
         # Composed in one direction each: the engine asks this session (the
         # Source) for time; the PTY hands the engine (a Sink) its events.
         self.engine = Engine(self.terminal, self, self._emit)
@@ -184,6 +199,7 @@ class Session(Driver):
                 cols=self.terminal.cols, rows=self.terminal.rows, env=self.env,
                 policy=self.terminal.policy, on_failure=self._recording_failed,
                 cell_size=self._pty.cell_size, emulation=self.terminal.emulation.to_header(),
+                profile=self.profile.name,
             )
             self.listeners.insert(0, self._recorder)
             self.engine.recording = self.record_path
@@ -358,7 +374,15 @@ def spawn(argv: Command, **options: Any) -> Session:
     ``mask_hidden_input=False``. ``escape_delay``: how long the input after a
     lone Escape waits, so it is not read as Alt+key. ``write_timeout``: how
     long a write may wait for a program that does not read its input.
-    ``term``: the ``TERM`` the program sees (termsim emulates an xterm).
+    ``term``: the ``TERM`` the program sees (the profile's: xterm-256color
+    for termsim's xterm). ``profile``: the terminal the session answers as
+    (``"kitty"``, ``"tmux"``, ``"vscode"``... :data:`termsim.PROFILES`;
+    ``termsim profiles`` says how each differs from xterm): its answers to
+    DA1/DA2/DA3, XTVERSION, DECRQM, OSC 10/11 and the kitty keyboard query,
+    its ``TERM`` and the variables it sets (those of the terminal running
+    the tests removed from an inherited environment), its drawing choices;
+    under a test matrix (``@pytest.mark.termsim(profiles=..., sizes=...)``)
+    the combination's, unless given here.
     ``timeout``: the default of every wait of this session (an explicit
     ``timeout=`` wins); ``stall``: the default ``stall=`` of its waits.
     ``cell_size``: a cell's (width, height) in pixels, for the programs that
@@ -371,6 +395,13 @@ def spawn(argv: Command, **options: Any) -> Session:
     the runner says (``pytest --termsim-hygiene``, :func:`termsim.check_hygiene`).
     """
     args = check_argv(argv)
+    matrix = matrix_defaults()
+    if matrix is not None:
+        # A test matrix's combination (the pytest plugin's), unless said here.
+        if matrix.profile is not None and "profile" not in options:
+            options["profile"] = matrix.profile
+        if matrix.size is not None and "cols" not in options and "rows" not in options:
+            options["cols"], options["rows"] = matrix.size
     bound = _SESSION.bind(None, args, **options)
     bound.apply_defaults()
     given = bound.arguments

@@ -93,7 +93,7 @@ def _versions() -> dict[str, str]:
 def make_header(
     *, argv: Sequence[str], cwd: str | None, cols: int, rows: int, env: Mapping[str, str],
     policy: Mapping[str, object] | None = None, cell_size: tuple[int, int] | None = None,
-    emulation: Mapping[str, object] | None = None,
+    emulation: Mapping[str, object] | None = None, profile: str | None = None,
 ) -> dict[str, Any]:
     """The header of a new recording."""
     return {
@@ -111,6 +111,8 @@ def make_header(
         **({"cell_size": list(cell_size)} if cell_size is not None else {}),
         # Where terminals disagree, the choices that differ from xterm's.
         **({"emulation": dict(emulation)} if emulation else {}),
+        # The terminal it answered as, where not xterm (a replay answers alike).
+        **({"profile": profile} if profile and profile != "xterm" else {}),
         "versions": _versions(),
         "platform": sys.platform,
         "started": datetime.now(UTC).isoformat(timespec="milliseconds"),

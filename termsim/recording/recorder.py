@@ -45,13 +45,14 @@ class Recorder:
         cwd: str | None, cols: int, rows: int, env: Mapping[str, str],
         policy: Mapping[str, object], on_failure: Callable[[str], None] | None = None,
         cell_size: tuple[int, int] | None = None, emulation: Mapping[str, object] | None = None,
+        profile: str | None = None,
     ) -> None:
         self.redactor = redactor
         scrub = redactor.text
         header = make_header(
             argv=[scrub(a) for a in argv], cwd=None if cwd is None else scrub(cwd),
             cols=cols, rows=rows, env={k: scrub(v) for k, v in env.items()}, policy=policy,
-            cell_size=cell_size, emulation=emulation,
+            cell_size=cell_size, emulation=emulation, profile=profile,
         )
         self._writer = RecordingWriter(path, header, on_failure=on_failure)
         self.path = self._writer.path

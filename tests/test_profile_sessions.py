@@ -1,0 +1,123 @@
+"""Sessions that answer as another terminal: a profile's answers, TERM and
+variables reach the program, live and on replay, and a test matrix runs a
+test once per profile and size.
+
+The facts of each profile, and their sources, are checked in
+``tests/test_profiles.py``; here, what a program sees of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import program
+
+import termsim
+from termsim import InputReady, Text
+from termsim.cli import main
+from termsim.emulator.profiles import KITTY, PROFILES, VSCODE, XTERM
+
+pytestmark = pytest.mark.anyio
+
+
+async def _who(term: termsim.Driver) -> str:
+    screen = await term.wait_for(Text("done> ") & InputReady())
+    await term.press("q")
+    assert await term.wait_exit() == 0
+    return screen.text
+
+
+async def test_a_program_sees_the_profile_s_answers_and_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The terminal running the tests is some other one: none of it leaks.
+    monkeypatch.setenv("KITTY_WINDOW_ID", "7")
+    monkeypatch.setenv("TERM_PROGRAM", "WezTerm")
+    path = tmp_path / "kitty.tsr"
+    async with termsim.spawn(program("whoami.py"), profile="kitty", record=path) as term:
+        text = await _who(term)
+    assert f"da1: {KITTY.da1.encode()!r}" in text  # type: ignore[union-attr]
+    assert f"da2: {KITTY.da2.encode()!r}" in text  # type: ignore[union-attr]
+    assert "kitty: b'\\x1b[?0u'" in text
+    assert f"TERM={KITTY.term}" in text and f"KITTY_WINDOW_ID={KITTY.env['KITTY_WINDOW_ID']}" \
+        in text
+    assert "TERM_PROGRAM=-" in text
+    # Replayed, the terminal answers as the recording's profile did.
+    assert termsim.Recording.open(path).header["profile"] == "kitty"
+    async with termsim.replay(path) as term:
+        assert await _who(term) == text
+        assert [q.reply for q in term.terminal.queries if q.kind == "da2"] == [
+            KITTY.da2.encode()]  # type: ignore[union-attr]
+
+
+async def test_no_profile_is_termsim_s_xterm_and_dumb_answers_nothing() -> None:
+    async with termsim.spawn(program("whoami.py")) as term:
+        text = await _who(term)
+    assert f"da2: {XTERM.da2.encode()!r}" in text and "kitty: b''" in text  # type: ignore[union-attr]
+    async with termsim.spawn(program("whoami.py"), profile="dumb") as term:
+        text = await _who(term)
+    assert "da1: b''" in text and "da2: b''" in text and "TERM=dumb" in text
+
+
+async def test_an_unknown_profile_names_the_ones_there_are() -> None:
+    with pytest.raises(termsim.ArgumentError, match="no terminal profile 'kity'; there are: "
+                       "xterm, kitty"):
+        termsim.spawn(program("whoami.py"), profile="kity")
+
+
+MATRIX = """
+import pytest, termsim
+from termsim import InputReady, Text
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+@pytest.mark.anyio
+@pytest.mark.termsim(profiles=["xterm", "vscode"], sizes=[(80, 24), (40, 12)])
+async def test_who(termsim_matrix):
+    async with termsim.spawn({argv!r}) as term:
+        screen = await term.wait_for(Text("done> ") & InputReady())
+        await term.press("q")
+        await term.wait_exit()
+    cols, rows = termsim_matrix.size
+    assert f"size {{cols}}x{{rows}}" in screen.text
+    assert f"TERM_PROGRAM={{'vscode' if termsim_matrix.profile == 'vscode' else '-'}}" \\
+        in screen.text
+"""
+
+
+def test_a_matrix_runs_a_test_per_profile_and_size_named_in_its_id(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TERM_PROGRAM", raising=False)
+    pytester.makepyfile(test_matrix=MATRIX.format(argv=program("whoami.py")))
+    result = pytester.runpytest("-p", "no:randomly", "-v", "--termsim-keep=all")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["*test_who*xterm-80x24*PASSED*", "*test_who*vscode-40x12*PASSED*"])
+    kept = sorted(p.name for p in (pytester.path / ".termsim").glob("*.tsr"))
+    assert "test_matrix.py__test_who[vscode-40x12].tsr" in kept
+    # --termsim-profiles: every profile, whatever the mark says.
+    result = pytester.runpytest("-p", "no:randomly", "--termsim-profiles=xterm,kitty", "-k",
+                                "80x24", "-v")
+    result.stdout.fnmatch_lines(["*test_who*kitty-80x24*"])
+
+
+def test_termsim_profiles_lists_them_with_what_differs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["profiles"]) == 0
+    out = capsys.readouterr().out
+    for name in PROFILES:
+        assert f"\n{name}" in f"\n{out}"
+    assert "TERM_PROGRAM" in out and VSCODE.term in out
+
+
+def test_the_readme_matrix_runs_four_combinations(pytester: pytest.Pytester) -> None:
+    from readme import block
+
+    pytester.makepyfile(test_readme_matrix=block("matrix"))
+    result = pytester.runpytest("-p", "no:randomly", "-v")
+    result.assert_outcomes(passed=8)  # 2 profiles x 2 sizes x asyncio and trio
+    result.stdout.fnmatch_lines(["*kitty-40x12*PASSED*"])
