@@ -190,7 +190,8 @@ def _wait_after(step: Step, other: Step | None, session: Session, index: int) ->
     if last and session.exited:
         return None  # the program's exit is the answer: wait_exit says it
     return choose(step.before, step.screens, typed=step.text is not None,
-                  other_final=other.final if other is not None and other.screens else None)
+                  other_final=other.final if other is not None and other.screens else None,
+                  transcript=step.transcript)
 
 
 def _module(path: str, recording: Recording, session: Session, body: list[str],

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..emulator.snapshot import Snapshot
+from ..emulator.terminal import HistoryMark, Terminal
 from ..engine.playback import apply_to_terminal, terminal_for
 from ..events import Exit, Input, InputRead, Note, Output, Resize, TtyMode
 from ..recording.format import Recording
@@ -61,6 +62,12 @@ class Step:
     #: What the person marked after it while recording (``termsim record``'s
     #: menu): ``("screen" | "row" | "comment", the screen then, the comment)``.
     marks: list[tuple[str, Snapshot, str]] = field(default_factory=list)
+    #: Where the session's transcript stood when it was sent, and the text
+    #: drawn after it when more than a screenful scrolled off (a long reply:
+    #: its beginning is on no screen at the end).
+    history: HistoryMark | None = None
+    scrolled: int = 0
+    transcript: str | None = None
 
     @property
     def text(self) -> str | None:
@@ -120,9 +127,13 @@ def read(recording: Recording) -> Session:
                     last.keys = [Key("text", last.text + str(key.value))]
                     last.index, last.read = marks, False
                     continue
-                steps.append(Step([key], event.t, terminal.screen, index=marks))
+                _close(steps, terminal)
+                steps.append(Step([key], event.t, terminal.screen, index=marks,
+                                  history=terminal.history_mark(),
+                                  scrolled=terminal.scrolled))
         elif isinstance(event, Resize) and event.t > 0:
             apply_to_terminal(terminal, event)
+            _close(steps, terminal)
             steps.append(Step([], event.t, terminal.screen, resize=(event.cols, event.rows),
                               index=marks))
         elif isinstance(event, Output):
@@ -142,6 +153,18 @@ def read(recording: Recording) -> Session:
             (steps[-1].marks if steps else start_marks).append((kind, terminal.screen, text))
         else:
             apply_to_terminal(terminal, event)
+    _close(steps, terminal)
     argv = [str(a) for a in recording.header.get("argv") or []]
     return Session(argv, recording.cols, recording.rows, start, steps, exit_status, exited,
                    start_marks)
+
+
+def _close(steps: list[Step], terminal: Terminal) -> None:
+    """The last step is over (the next begins, or the session ends): keep
+    its transcript if its output ran past a screenful."""
+    if not steps:
+        return
+    last = steps[-1]
+    if last.history is not None and last.transcript is None \
+            and terminal.scrolled - last.scrolled > terminal.rows:
+        last.transcript = terminal.transcript(last.history)

@@ -18,6 +18,8 @@ The rules, and why:
   the program is ready for the next step, not merely drawing it.
 * A bottom row that showed another text for a while (two screens or
   50 ms) before the end is a transient state: ``Sequence(that, the end)``.
+* A reply longer than the screen: its first lines, scrolled off by the end,
+  are awaited in ``Region.transcript()``.
 """
 
 from __future__ import annotations
@@ -140,8 +142,30 @@ def _transient(screens: list[Screen], before: Snapshot, final: Snapshot) -> str 
     return prefix
 
 
+def _long_reply(transcript: str, final: Snapshot, names: set[str]) -> str | None:
+    """A wait on the beginning of a reply that scrolled past the screen: its
+    first lines (up to three, that say something and do not vary), in the
+    transcript, since they are on no screen at the end."""
+    shown = {line.rstrip() for line in final.lines}
+    lines: list[str] = []
+    for line in transcript.split("\n"):
+        if line.startswith("[… ") or line in shown or not line.strip():
+            if lines:
+                break
+            continue
+        if variable_spans(line):
+            break
+        lines.append(line)
+        if len(lines) == 3:
+            break
+    if not lines or _words("".join(lines)) < 2:
+        return None
+    names.update(("Text", "Region"))
+    return f"Text({chr(10).join(lines)!r}, region=Region.transcript())"
+
+
 def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
-           other_final: Snapshot | None = None) -> Wait | None:
+           other_final: Snapshot | None = None, transcript: str | None = None) -> Wait | None:
     """The wait after a step whose screens were ``screens`` (the last is
     where the person went on); None when it changed nothing worth a wait.
     ``typed``: the step typed text (its echo alone asks for no wait).
@@ -186,6 +210,10 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
             names.add("CursorAfter")
         parts.append("InputReady()")
         names.add("InputReady")
+    if transcript is not None:
+        reply = _long_reply(transcript, final, names)
+        if reply is not None:
+            parts.insert(0, reply)
     if not parts:
         return None
     source = " & ".join(parts)

@@ -378,6 +378,12 @@ class Terminal(LinesFastPath, TerminalSignals):
         return "\n".join(out)
 
     @property
+    def scrolled(self) -> int:
+        """How many rows have scrolled off the top so far (more than the
+        history keeps)."""
+        return self._screen.scrolled
+
+    @property
     def cursor_hidden(self) -> bool:
         """The program hid the cursor (``ESC[?25l``): usually, it is drawing a frame."""
         return bool(self._screen.cursor.hidden)
