@@ -18,8 +18,8 @@ The rules, and why:
   the program is ready for the next step, not merely drawing it.
 * A bottom row that showed another text for a while (two screens or
   50 ms) before the end is a transient state: ``Sequence(that, the end)``.
-* A reply longer than the screen: its first lines, scrolled off by the end,
-  are awaited in ``Region.transcript()``.
+* A reply longer than the screen: the lines that scrolled off just above
+  the final screen are awaited in ``Region.transcript()``.
 """
 
 from __future__ import annotations
@@ -143,25 +143,27 @@ def _transient(screens: list[Screen], before: Snapshot, final: Snapshot) -> str 
 
 
 def _long_reply(transcript: str, final: Snapshot, names: set[str]) -> str | None:
-    """A wait on the beginning of a reply that scrolled past the screen: its
-    first lines (up to three, that say something and do not vary), in the
-    transcript, since they are on no screen at the end."""
-    shown = {line.rstrip() for line in final.lines}
-    lines: list[str] = []
-    for line in transcript.split("\n"):
-        if line.startswith("[… ") or line in shown or not line.strip():
-            if lines:
-                break
-            continue
-        if variable_spans(line):
+    """A wait on a reply that scrolled past the screen: the lines just above
+    the final screen's top (up to three, that say something and do not
+    vary), in the transcript, since they are on no screen at the end. Not
+    the reply's first lines: whether the echo of what was typed comes
+    before or after the key that sent it depends on the run."""
+    lines = transcript.split("\n")
+    top = next((line.rstrip() for line in final.lines if line.strip()), None)
+    if top is None or top not in lines:
+        return None
+    at = len(lines) - 1 - lines[::-1].index(top)
+    above: list[str] = []
+    for line in reversed(lines[:at]):
+        if not line.strip() or line.startswith("[… ") or variable_spans(line):
             break
-        lines.append(line)
-        if len(lines) == 3:
+        above.insert(0, line)
+        if len(above) == 3:
             break
-    if not lines or _words("".join(lines)) < 2:
+    if not above or _words("".join(above)) < 2:
         return None
     names.update(("Text", "Region"))
-    return f"Text({chr(10).join(lines)!r}, region=Region.transcript())"
+    return f"Text({chr(10).join(above)!r}, region=Region.transcript())"
 
 
 def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
