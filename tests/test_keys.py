@@ -166,8 +166,15 @@ def test_UnknownKey_is_a_ValueError_that_lists_the_known_keys() -> None:
 
 
 def test_UnknownKey_names_an_unknown_modifier() -> None:
-    with pytest.raises(UnknownKey, match="unknown modifier 'hyper'"):
+    with pytest.raises(UnknownKey, match="unknown modifier 'fn'"):
+        key_bytes("fn+a")
+
+
+def test_modifiers_only_the_kitty_protocol_sends_say_so() -> None:
+    # super, hyper and meta are known modifiers; legacy xterm bytes have none.
+    with pytest.raises(UnknownKey, match="nothing distinct for 'hyper\\+a'"):
         key_bytes("hyper+a")
+    assert key_bytes("hyper+a", kitty_flags=1) == b"\x1b[97;17u"
 
 
 def test_key_bytes_follow_the_mode_a_program_set() -> None:

@@ -260,12 +260,16 @@ class _Dispatch(RunMemo):
     def _kitty_keyboard(self, how: str, value: int, mode: int) -> None:
         """``CSI > flags u`` pushes, ``CSI < n u`` pops n, ``CSI = flags ;
         mode u`` sets (1), adds (2) or removes (3) flags in the top entry
-        (kitty's keyboard-protocol doc). Kept to tell whether a program left
-        them on (``hygiene``); what keys send under them is not changed."""
+        (kitty's keyboard-protocol doc), on the stack of the screen in use
+        (main or alternate: one each). ``press()`` encodes keys by the top
+        entry; ``hygiene`` tells whether a program left them on. Flags are
+        7 bits and the stack holds 8 entries, as kitty's (screen.c
+        ``screen_push_key_encoding_flags``)."""
         stack = self.s.kitty_keyboard
+        value &= 0x7F
         if how == ">":
             stack.append(value)
-            del stack[:-16]  # kitty keeps a bounded stack too
+            del stack[:-8]  # kitty evicts the oldest entry
         elif how == "<":
             del stack[len(stack) - min(max(value, 1), len(stack)):]
         else:

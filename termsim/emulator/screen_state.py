@@ -58,9 +58,14 @@ class ScreenState(pyte.Screen):
         #: The terminal this screen answers as (``profiles.py``): xterm's
         #: answers unless the ``Terminal`` is given another profile.
         self.profile: Profile = _xterm()
-        #: The kitty keyboard protocol's flag stack (``CSI > flags u``...),
-        #: and xterm's modifyOtherKeys level (``CSI > 4 ; n m``).
-        self.kitty_keyboard: list[int] = []
+        #: The kitty keyboard protocol's flag stacks (``CSI > flags u``...),
+        #: one for the main screen and one for the alternate screen, as
+        #: kitty keeps them (keyboard-protocol.rst: "Terminals must maintain
+        #: separate stacks for the main and alternate screens"; kitty
+        #: screen.c ``screen_toggle_screen_buffer``): ``kitty_keyboard`` is
+        #: the one of the screen in use.
+        self._kitty_stacks: tuple[list[int], list[int]] = ([], [])
+        #: xterm's modifyOtherKeys level (``CSI > 4 ; n m``).
         self.modify_other_keys = 0
         #: What pixel-size reports (``CSI 14 t``, ``CSI 16 t``) say a cell is:
         #: (width, height).
@@ -110,6 +115,24 @@ class ScreenState(pyte.Screen):
         self.buffer = defaultdict(self._new_line)
         self._other_buffer: defaultdict[int, StaticDefaultDict[int, Char]] = defaultdict(
             self._new_line)
+
+    @property
+    def kitty_keyboard(self) -> list[int]:
+        """The kitty keyboard flag stack of the screen in use (main or
+        alternate), the flags in force on top."""
+        return self._kitty_stacks[self.alternate]
+
+    @kitty_keyboard.setter
+    def kitty_keyboard(self, stack: list[int]) -> None:
+        # Assigning is a reset (RIS): both screens' stacks start again.
+        self._kitty_stacks = (list(stack), [])
+
+    @property
+    def kitty_flags(self) -> int:
+        """The kitty keyboard flags in force: the top of the stack, 0 when
+        it is empty."""
+        stack = self._kitty_stacks[self.alternate]
+        return stack[-1] if stack else 0
 
     @property
     def default_char(self) -> Char:

@@ -115,3 +115,9 @@ class Modes:
     focus_events: bool = False
     #: DECSCUSR value: 0 default, 1/2 block, 3/4 underline, 5/6 bar.
     cursor_shape: int = 0
+    #: The kitty keyboard protocol flags in force on the screen in use (the
+    #: top of its stack; 0: legacy keys): 1 disambiguate, 2 event types,
+    #: 4 alternate keys, 8 all keys as escape codes, 16 associated text.
+    kitty_keyboard: int = 0
+    #: xterm's modifyOtherKeys level (``CSI > 4 ; n m``): 0, 1 or 2.
+    modify_other_keys: int = 0

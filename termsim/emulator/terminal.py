@@ -421,6 +421,9 @@ class Terminal(LinesFastPath, TerminalSignals):
             mouse_encoding=encoding,
             focus_events=1004 << 5 in mode,
             cursor_shape=s.cursor_shape,
+            # Flags a terminal without the protocol ignores are in force nowhere.
+            kitty_keyboard=s.kitty_flags if s.profile.kitty_keyboard else 0,
+            modify_other_keys=s.modify_other_keys,
         )
 
     @property

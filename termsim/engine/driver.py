@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Self
 
 from ..emulator.hygiene import Leftover
-from ..emulator.keys import key_bytes
+from ..emulator.keys import key_bytes, key_events
 from ..emulator.mouse import Mouse
 from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
@@ -255,17 +255,32 @@ class Driver(ABC):
         return await self._send_input(data, label, keys=True, secret=secret)
 
     @surface
-    async def press(self, *keys: str) -> Mark:
+    async def press(self, *keys: str, event: str | None = None) -> Mark:
         """Press keys by name (``"enter"``, ``"ctrl+d"``, ``"down"``...), each in
         one write. After Escape the next key waits ``escape_delay`` so the
-        program reads two keys, not Alt+key (prompt_toolkit waits 0.5 s)."""
+        program reads two keys, not Alt+key (prompt_toolkit waits 0.5 s).
+
+        Keys are encoded as the program asked at the moment of sending:
+        application cursor keys, the kitty keyboard protocol's flags (where
+        it asked for event types, each key is a press then a release, in
+        the same write), xterm's modifyOtherKeys. ``event="press"``,
+        ``"repeat"`` or ``"release"`` sends only that event (a release the
+        program did not ask for sends nothing)."""
         if not keys:
             raise ArgumentError("press() needs at least one key")
-        cursor_mode = self.terminal.modes.application_cursor
-        encoded = [key_bytes(k, application_cursor=cursor_mode) for k in keys]
+        modes = self.terminal.modes
+        cursor, flags, other = (modes.application_cursor, modes.kitty_keyboard,
+                                modes.modify_other_keys)
+        encoded = [
+            b"".join(key_events(k, application_cursor=cursor, kitty_flags=flags,
+                                modify_other_keys=other)) if event is None
+            else key_bytes(k, application_cursor=cursor, kitty_flags=flags,
+                           modify_other_keys=other, event=event)
+            for k in keys]
         mark: Mark | None = None
+        suffix = "" if event is None else f" ({event})"
         for name, data in zip(keys, encoded, strict=True):
-            mark = await self._send_input(data, f"key {name}", keys=True, secret=False)
+            mark = await self._send_input(data, f"key {name}{suffix}", keys=True, secret=False)
         assert mark is not None
         return mark
 
