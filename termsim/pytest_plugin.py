@@ -31,6 +31,16 @@ Hunting flakes:
   their diff. ``--termsim-flaky=fail`` fails the run when any test needed a
   rerun, unless it carries ``@pytest.mark.termsim_flaky(reason=...,
   until="YYYY-MM-DD")`` and that date has not passed.
+
+Around each test it also sets, as context for the sessions the test starts,
+golden screens (``--termsim-update``), hygiene (``--termsim-hygiene``) and
+the combination of a test matrix (``@pytest.mark.termsim(profiles=...,
+sizes=...)``, ``--termsim-profiles``), which ``pytest_generate_tests``
+makes one test each.
+
+Why one module past 500 lines: pytest loads a plugin's hooks from the one
+module its entry point names; what each hook does beyond pytest's plumbing
+lives elsewhere (``engine.settings``, ``replay.shake``, ``replay.evidence``).
 """
 
 from __future__ import annotations

@@ -22,9 +22,10 @@ from test_html import CHROMIUM, Page, data_of, dump_dom
 
 import termsim
 from termsim import InputReady, Playback, Recording, Terminal, Text
-from termsim.cli import main, said_outside_the_cells
+from termsim.cli import main
 from termsim.engine.film import Film
 from termsim.report.html import recording_html
+from termsim.report.info import said_outside_the_cells
 from termsim.report.svg import snapshot_svg
 
 KEYS = "blcntik"

@@ -250,35 +250,12 @@ class _Dispatch(RunMemo):
                 return partial(s.save_modes if final == "s" else s.restore_modes, saved)
         if final == "u" and private in "><=":  # the kitty keyboard protocol's flags
             a = _ints(params)
-            return partial(self._kitty_keyboard, private, a[0] if a else 0,
+            return partial(s.key_encoding_flags, private, a[0] if a else 0,
                            a[1] if len(a) > 1 else 1)
         if private == ">" and final == "m" and params.split(";")[0] == "4":
             a = _ints(params)
             return partial(setattr, s, "modify_other_keys", a[1] if len(a) > 1 else 0)
         return None
-
-    def _kitty_keyboard(self, how: str, value: int, mode: int) -> None:
-        """``CSI > flags u`` pushes, ``CSI < n u`` pops n, ``CSI = flags ;
-        mode u`` sets (1), adds (2) or removes (3) flags in the top entry
-        (kitty's keyboard-protocol doc), on the stack of the screen in use
-        (main or alternate: one each). ``press()`` encodes keys by the top
-        entry; ``hygiene`` tells whether a program left them on. Flags are
-        7 bits and the stack holds 8 entries, as kitty's (screen.c
-        ``screen_push_key_encoding_flags``)."""
-        stack = self.s.kitty_keyboard
-        value &= 0x7F
-        if how == ">":
-            stack.append(value)
-            del stack[:-8]  # kitty evicts the oldest entry
-        elif how == "<":
-            del stack[len(stack) - min(max(value, 1), len(stack)):]
-        else:
-            top = stack[-1] if stack else 0
-            top = {1: value, 2: top | value, 3: top & ~value}.get(mode, top)
-            if stack:
-                stack[-1] = top
-            else:
-                stack.append(top)
 
     def _csi_other(self, private: str, params: str, inter: str, final: str, index: int) -> None:
         """Queries, the title stack, and sequences counted as not understood."""

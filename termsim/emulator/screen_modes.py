@@ -150,6 +150,29 @@ class ModeOps(MarginOps):
         if on and not modes.isdisjoint(MOUSE_ENCODING):
             self.mode.difference_update(MOUSE_ENCODING)
 
+    def key_encoding_flags(self, how: str, value: int, mode: int) -> None:
+        """``CSI > flags u`` pushes, ``CSI < n u`` pops n, ``CSI = flags ;
+        mode u`` sets (1), adds (2) or removes (3) flags in the top entry
+        (kitty's keyboard-protocol doc), on the stack of the screen in use
+        (main or alternate: one each). ``press()`` encodes keys by the top
+        entry; ``hygiene`` tells whether a program left them on. Flags are
+        7 bits and the stack holds 8 entries, as kitty's (screen.c
+        ``screen_push_key_encoding_flags``)."""
+        stack = self.kitty_keyboard
+        value &= 0x7F
+        if how == ">":
+            stack.append(value)
+            del stack[:-8]  # kitty evicts the oldest entry
+        elif how == "<":
+            del stack[len(stack) - min(max(value, 1), len(stack)):]
+        else:
+            top = stack[-1] if stack else 0
+            top = {1: value, 2: top | value, 3: top & ~value}.get(mode, top)
+            if stack:
+                stack[-1] = top
+            else:
+                stack.append(top)
+
     def set_cursor_shape(self, shape: int) -> None:
         """DECSCUSR (``CSI Ps SP q``): 0 default, 1/2 block, 3/4 underline,
         5/6 bar; anything else is the default."""

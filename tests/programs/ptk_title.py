@@ -26,7 +26,7 @@ async def main() -> None:
             return
         set_title(f"working: {question}")
         with patch_stdout():
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.2)  # sync-ok: the work the program does, not a wait
             print(f"answer to {question}")
 
 
