@@ -51,6 +51,22 @@ async def test_a_program_sees_the_profile_s_answers_and_variables(
             KITTY.da2.encode()]  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize("name", sorted(PROFILES))
+async def test_a_program_detects_each_profile_as_documented(name: str) -> None:
+    profile = PROFILES[name]
+    async with termsim.spawn(program("whoami.py"), profile=name) as term:
+        text = await _who(term)
+    for query, answer in (("da1", profile.da1), ("da2", profile.da2),
+                          ("xtversion", profile.xtversion)):
+        assert f"{query}: {(answer or '').encode()!r}" in text, (query, text)
+    kitty = b"\x1b[?0u" if profile.kitty_keyboard else b""
+    assert f"kitty: {kitty!r}" in text
+    background = f"\x1b]11;{profile.background}\x07".encode() if profile.background else b""
+    assert f"background: {background!r}" in text
+    assert f"TERM={profile.term}" in text
+    assert f"TERM_PROGRAM={profile.env.get('TERM_PROGRAM', '-')}" in text
+
+
 async def test_no_profile_is_termsim_s_xterm_and_dumb_answers_nothing() -> None:
     async with termsim.spawn(program("whoami.py")) as term:
         text = await _who(term)
@@ -121,3 +137,54 @@ def test_the_readme_matrix_runs_four_combinations(pytester: pytest.Pytester) -> 
     result = pytester.runpytest("-p", "no:randomly", "-v")
     result.assert_outcomes(passed=8)  # 2 profiles x 2 sizes x asyncio and trio
     result.stdout.fnmatch_lines(["*kitty-40x12*PASSED*"])
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+async def test_prompt_toolkit_and_textual_start_under_every_profile(name: str) -> None:
+    # Each answers what its terminal answers, and leaves unanswered what its
+    # terminal would (dumb answers nothing): neither program may wait on it.
+    pytest.importorskip("prompt_toolkit")
+    pytest.importorskip("textual")
+    async with termsim.spawn(program("ptk_title.py"), profile=name) as term:
+        await term.wait_for(termsim.CursorAfter("> ") & InputReady())
+        assert "CPR" not in term.screen.text  # prompt_toolkit's warning
+        await term.press("ctrl+d")
+        assert await term.wait_exit() == 0
+    async with termsim.spawn(program("textual_button.py"), profile=name, timeout=30) as term:
+        await term.wait_for(Text("Press me") & InputReady())
+        await term.press("ctrl+q")
+        assert await term.wait_exit() == 0
+        statuses = {q.status for q in term.terminal.queries if q.kind == "decrqm"}
+    # textual asks for synchronized output and more with DECRQM: answered
+    # where the profile's terminal answers DECRQM, logged unanswered where not.
+    assert statuses == ({"answered"} if PROFILES[name].modes is not None else {"unsupported"})
+
+
+ONE_FAILS = """
+import pytest, termsim
+from termsim import InputReady, Text
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+@pytest.mark.anyio
+async def test_who():
+    async with termsim.spawn({argv!r}) as term:
+        screen = await term.wait_for(Text("done> ") & InputReady())
+        await term.press("q")
+        await term.wait_exit()
+    assert "da1: b''" not in screen.text, "the program got no device attributes"
+"""
+
+
+def test_all_profiles_give_a_test_each_and_the_failing_one_is_named(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_one=ONE_FAILS.format(argv=program("whoami.py")))
+    result = pytester.runpytest("-p", "no:randomly", "--termsim-profiles=all", "-rf")
+    result.assert_outcomes(passed=len(PROFILES) - 1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*replay: termsim play .termsim/test_one.py__test_who[[]dumb[]].tsr*",
+        "FAILED test_one.py::test_who[[]dumb[]] - AssertionError: the program got no devic*",
+    ])

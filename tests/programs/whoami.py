@@ -1,5 +1,6 @@
 """Asks its terminal who it is, as programs that adapt to it do: DA1, DA2,
-XTVERSION and the kitty keyboard query, each followed by a device status
+XTVERSION, the kitty keyboard query and the background colour (OSC 11),
+each followed by a device status
 request (every terminal answers that one, so what came before it is the
 answer, or nothing), then prints the answers and the variables a terminal
 sets, and exits on a key."""
@@ -8,7 +9,8 @@ import os
 import sys
 import tty
 
-QUERIES = {"da1": b"\x1b[c", "da2": b"\x1b[>c", "xtversion": b"\x1b[>q", "kitty": b"\x1b[?u"}
+QUERIES = {"da1": b"\x1b[c", "da2": b"\x1b[>c", "xtversion": b"\x1b[>q", "kitty": b"\x1b[?u",
+           "background": b"\x1b]11;?\x07"}
 
 tty.setraw(0)
 
