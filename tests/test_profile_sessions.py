@@ -188,3 +188,19 @@ def test_all_profiles_give_a_test_each_and_the_failing_one_is_named(
         "*replay: termsim play .termsim/test_one.py__test_who[[]dumb[]].tsr*",
         "FAILED test_one.py::test_who[[]dumb[]] - AssertionError: the program got no devic*",
     ])
+
+
+@pytest.mark.parametrize("name", sorted(PROFILES))
+async def test_neovim_starts_under_every_profile(name: str, tmp_path: Path) -> None:
+    import shutil
+
+    nvim = shutil.which("nvim")
+    if nvim is None:
+        pytest.skip("neovim is not installed")
+    (tmp_path / "notes.txt").write_text("one\ntwo\n")
+    env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": str(tmp_path)}
+    async with termsim.spawn([nvim, "--clean", "notes.txt"], profile=name, env=env,
+                             cwd=tmp_path, timeout=30) as term:
+        await term.wait_for(Text("two") & Text("notes.txt") & InputReady())
+        await term.type(":q!\n")
+        assert await term.wait_exit() == 0
