@@ -204,3 +204,42 @@ async def test_neovim_starts_under_every_profile(name: str, tmp_path: Path) -> N
         await term.wait_for(Text("two") & Text("notes.txt") & InputReady())
         await term.type(":q!\n")
         assert await term.wait_exit() == 0
+
+
+GOLDEN = """
+import pytest, termsim
+from termsim import InputReady, Region, Text
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+@pytest.mark.anyio
+@pytest.mark.termsim(profiles=["xterm", "kitty"])
+async def test_who(termsim_matrix):
+    async with termsim.spawn({argv!r}, stall=1) as term:
+        await term.wait_for(Text("done> ") & InputReady())
+        # The answers differ by profile: so does the golden.
+        await term.expect_screen(golden="who", region=Region.rows(0, 3))
+        await term.press("q")
+        await term.wait_exit()
+"""
+
+
+def test_goldens_may_differ_by_profile(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_gold=GOLDEN.format(argv=program("whoami.py")))
+    screens = pytester.path / "test_gold.screens"
+    result = pytester.runpytest("-p", "no:randomly", "--termsim-update")
+    result.assert_outcomes(passed=2)
+    assert sorted(p.name for p in screens.iterdir()) == [
+        "test_who__who@kitty.screen", "test_who__who@xterm.screen"]
+    assert "kitty" in (screens / "test_who__who@kitty.screen").read_text()
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+    # A shared golden that matches one combination serves it; the other
+    # keeps its own.
+    (screens / "test_who__who@xterm.screen").rename(screens / "test_who__who.screen")
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+    (screens / "test_who__who@kitty.screen").unlink()
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*test_who[[]kitty[]]*ScreenMismatch*"])

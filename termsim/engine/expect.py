@@ -114,11 +114,16 @@ async def expect_screen(
             raise ArgumentError(
                 f"golden={os.fspath(golden)!r} is a name, and names are resolved by the pytest "
                 "plugin (or termsim.golden_screens()); outside them give a path")
-        text = _read(path)
+        variant = _variant(path, golden)
+        text = _read(variant) if variant is not None else None
+        if variant is not None and text is not None:
+            path, variant = variant, None  # this combination has a golden of its own
+        else:
+            text = _read(path)
         if _hooks.updating_goldens():
             return await _update(engine, path, text, since=since, timeout=timeout,
                                  stall=stall, region=region, mask=masks, styles=styles,
-                                 cursor=cursor)
+                                 cursor=cursor, write_to=variant)
         if text is None:
             options = Options(region, masks, bool(styles), cursor is not False)
             snap = await engine.wait_for(Steady(options, UPDATE_QUIET, path), since=since,
@@ -152,12 +157,26 @@ async def expect_screen(
     return snap
 
 
+def _variant(path: str, golden: str | os.PathLike[str]) -> str | None:
+    """The golden of this combination of a test matrix (``name@kitty-40x12``
+    beside ``name``), for a golden given by name under a matrix; None
+    otherwise. Screens may differ by profile and size: a combination reads
+    its own golden where there is one, and ``--termsim-update`` writes it
+    where the shared one does not match."""
+    matrix = _hooks.matrix_defaults()
+    if matrix is None or not matrix.label() or os.fspath(golden) == path:
+        return None
+    stem, dot, suffix = path.rpartition(".")
+    return f"{stem}@{matrix.label()}{dot}{suffix}"
+
+
 async def _update(
     engine: Engine, path: str, text: str | None, *, since: Mark | None,
     timeout: float, stall: float | None, region: Region | None, mask: tuple[Mask, ...],
-    styles: bool | None, cursor: bool | None,
+    styles: bool | None, cursor: bool | None, write_to: str | None = None,
 ) -> Snapshot:
-    """Keep a golden that still matches; else write the screen once steady."""
+    """Keep a golden that still matches; else write the screen once steady
+    (to ``write_to``, a matrix combination's own golden, if given)."""
     target: ScreenIs | None = None
     if text is not None:
         wanted = parse(text)
@@ -172,8 +191,9 @@ async def _update(
         _hooks.golden_used(path, "matched")
         return snap
     written = render(snap, options).text()
-    _write(path, engine.scrub(written))
-    _hooks.golden_used(path, "written" if text is None else "updated")
+    target_path = write_to or path
+    _write(target_path, engine.scrub(written))
+    _hooks.golden_used(target_path, "written" if text is None or write_to else "updated")
     return snap
 
 
