@@ -37,6 +37,8 @@ async def _drive_signals(path: Path) -> None:
         for key in KEYS + "b":
             mark = await term.press(key)
             await term.wait_for(Text(f"done {key}") & InputReady(), since=mark)
+            if key == "t":  # "idle" comes in a write of its own, after "done t"
+                await term.wait_for(termsim.Title("idle"), since=mark)
         await term.press("q")
         assert await term.wait_exit() == 0
 
