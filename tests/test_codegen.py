@@ -421,3 +421,20 @@ def test_a_screen_marked_without_golden_is_asserted_inline(
     source = _check_generated(pytester, recording, runs=1)
     assert 'await term.expect_screen(\n        """\n> build\n░░░░' in source
     assert "# the build ran" in source
+
+
+@pytest.mark.parametrize("name", ["ctrl+i", "tab", "shift+enter", "ctrl+shift+a", "alt+x",
+                                  "escape", "f13"])
+@pytest.mark.parametrize("flags", [1, 8, 9])
+def test_keys_in_the_kitty_protocol_read_back_as_themselves(name: str, flags: int) -> None:
+    data = termsim.key_bytes(name, kitty_flags=flags)
+    assert decode(data) == [Key("key", name)], data
+    # With event types reported, the release press() adds reads as nothing.
+    release = termsim.key_bytes(name, kitty_flags=flags | 2, event="release")
+    assert decode(release) == []
+
+
+def test_keys_in_modify_other_keys_read_back_as_themselves() -> None:
+    for name in ("ctrl+i", "shift+enter", "ctrl+m"):
+        data = termsim.key_bytes(name, modify_other_keys=2)
+        assert data.startswith(b"\x1b[27;") and decode(data) == [Key("key", name)]

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from ..emulator.keys import key_bytes
+from ..emulator.keys import KITTY_FUNCTIONAL, key_bytes
 from ..errors import UnknownKey
 
 
@@ -52,6 +52,15 @@ _ANSWER = re.compile(
 _SGR_MOUSE = re.compile(rb"\x1b\[<(\d+);(\d+);(\d+)([Mm])")
 _X10_MOUSE = re.compile(rb"\x1b\[M([\x20-\xff])([\x20-\xff])([\x20-\xff])")
 _PASTE = re.compile(rb"\x1b\[200~(.*?)\x1b\[201~", re.S)
+#: A key in the kitty keyboard protocol's CSI u form: the key's number (its
+#: alternates after colons), the modifiers and the event type, the text.
+_KITTY_KEY = re.compile(rb"\x1b\[(\d+)(?::\d*)*(?:;(\d*)(?::(\d))?(?:;[\d:]*)?)?u")
+#: A key in xterm's modifyOtherKeys form: ``CSI 27 ; modifiers ; code ~``.
+_OTHER_KEY = re.compile(rb"\x1b\[27;(\d+);(\d+)~")
+#: The kitty protocol's numbers for keys that are no character.
+_KITTY_NUMBERS = {number: name for name, (number, final) in KITTY_FUNCTIONAL.items()
+                  if final == "u"}
+_MODIFIER_NAMES = ((8, "super"), (4, "ctrl"), (2, "alt"), (1, "shift"))
 
 
 @cache
@@ -93,6 +102,7 @@ def decode(data: bytes, *, application_cursor: bool = False) -> list[Key]:
     while i < len(data):
         kind, m = "", None
         for pattern, name in ((_PASTE, "paste"), (_SGR_MOUSE, "sgr"), (_X10_MOUSE, "x10"),
+                              (_KITTY_KEY, "kitty"), (_OTHER_KEY, "other"),
                               (_ANSWER, "answer")):
             m = pattern.match(data, i)
             if m:
@@ -105,6 +115,10 @@ def decode(data: bytes, *, application_cursor: bool = False) -> list[Key]:
             elif kind == "sgr" and m[4] == b"M" and int(m[1]) in (0, 1, 2):
                 out.append(Key("click", (int(m[3]) - 1, int(m[2]) - 1,
                                          ("left", "middle", "right")[int(m[1])])))
+            elif kind == "kitty" and (m[3] or b"1") != b"3":  # a release is press()'s
+                out.append(Key("key", _named(int(m[1]), int(m[2] or 1) - 1)))
+            elif kind == "other":
+                out.append(Key("key", _named(int(m[2]), int(m[1]) - 1)))
             elif kind == "x10" and m[1][0] - 32 in (0, 1, 2):
                 out.append(Key("click", (m[3][0] - 33, m[2][0] - 33,
                                          ("left", "middle", "right")[m[1][0] - 32])))
@@ -136,3 +150,12 @@ def decode(data: bytes, *, application_cursor: bool = False) -> list[Key]:
             i = end
     flush()
     return out
+
+
+def _named(number: int, modifiers: int) -> str:
+    """A key's name from its number (a character's code point, or the
+    kitty protocol's number for a key that is none) and modifier bits."""
+    key = _KITTY_NUMBERS.get(number) or (chr(number) if number > 32 else "space")
+    mods = [name for bit, name in reversed(_MODIFIER_NAMES) if modifiers & bit]
+    order = {"ctrl": 0, "alt": 1, "shift": 2, "super": 3}
+    return "+".join([*sorted(mods, key=order.__getitem__), key])

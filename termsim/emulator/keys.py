@@ -77,7 +77,7 @@ EVENTS = ("press", "repeat", "release")
 #: (keyboard-protocol.rst, "Functional key definitions"; key_encoding.c's
 #: "special numbers"). The keys past F12 and Menu use Private Use Area
 #: numbers.
-_KITTY_FUNCTIONAL: dict[str, tuple[int, str]] = {
+KITTY_FUNCTIONAL: dict[str, tuple[int, str]] = {
     "escape": (27, "u"), "enter": (13, "u"), "tab": (9, "u"), "backspace": (127, "u"),
     "insert": (2, "~"), "delete": (3, "~"), "left": (1, "D"), "right": (1, "C"),
     "up": (1, "A"), "down": (1, "B"), "pageup": (5, "~"), "pagedown": (6, "~"),
@@ -177,7 +177,7 @@ def _parse(name: str) -> _Key:
             raise UnknownKey(f"unknown modifier {m!r} in key {name!r}")
         bits |= _MODIFIER_BITS[m]
     key = _ALIASES.get(key, key)
-    if key in _KITTY_FUNCTIONAL:
+    if key in KITTY_FUNCTIONAL:
         return _Key(bits, key, "", "")
     if key == "space":
         key = " "
@@ -273,7 +273,7 @@ def _kitty_functional(key: _Key, flags: int, action: int, application_cursor: bo
         main = {"enter": b"\r", "escape": b"\x1b", "tab": b"\t",
                 "backspace": b"\x08" if mods & CTRL else b"\x7f"}[name]
         return prefix + main
-    number, final = _KITTY_FUNCTIONAL[name]
+    number, final = KITTY_FUNCTIONAL[name]
     if name == "menu" and legacy_mode:
         number, final = 29, "~"  # xterm's F16, in legacy mode
     return _csi(number, mods, action, bool(events) and action != 1, "", "", final)
