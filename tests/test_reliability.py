@@ -57,7 +57,11 @@ async def test_program_that_never_reads_its_input_does_not_block_the_loop() -> N
         await anyio.lowlevel.checkpoint()
         beats.append("after" if typed.is_set() else "during")
 
-    async with termsim.spawn(["sh", "-c", "echo ready; exec tail -f /dev/null"],
+    # Raw, no echo: the kernel's input buffer fills and the PTY stops
+    # taking bytes. (Cooked, n_tty lets characters past a full line buffer
+    # through, and drops them, so that a line can always end: the write then
+    # finishes or not depending on how fast the echo is read.)
+    async with termsim.spawn(["sh", "-c", "stty raw -echo; echo ready; exec tail -f /dev/null"],
                              write_timeout=1.0) as term:
         await term.wait_for(Text("ready"), timeout=10)
         async with anyio.create_task_group() as tg:
