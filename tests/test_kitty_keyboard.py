@@ -348,6 +348,30 @@ async def test_flags_pushed_on_the_alternate_screen_leave_with_it() -> None:
         assert term.terminal.modes.kitty_keyboard == 0
 
 
+async def test_with_no_flags_kitty_sends_its_own_legacy_keys() -> None:
+    # kitty spells ctrl+shift+a as CSI u even with no flags pushed (legacy
+    # bytes have no spelling for it); plain keys are xterm's bytes.
+    async with termsim.spawn(program("kitty_keys.py", "kitty", "0"), profile="kitty") as term:
+        await _started(term)
+        assert term.terminal.modes.kitty_keyboard == 0
+        await term.press("ctrl+shift+a")
+        await term.press("ctrl+a")
+        await term.press("up")
+        lines = await _read(term, 3)
+        await _quit(term)
+    assert lines == [
+        r"1 ctrl+shift+a press b'\x1b[97;6u'",
+        r"2 ctrl+a press b'\x01'",
+        r"3 up press b'\x1b[A'",
+    ]
+    # Under xterm, which cannot tell it from ctrl+a, press() says so.
+    async with termsim.spawn(program("kitty_keys.py", "kitty", "0")) as term:
+        await _started(term)
+        with pytest.raises(termsim.UnknownKey, match="ctrl\\+shift\\+a"):
+            await term.press("ctrl+shift+a")
+        await _quit(term)
+
+
 async def test_modify_other_keys_level_2_tells_ctrl_i_from_tab_under_xterm() -> None:
     async with termsim.spawn(program("kitty_keys.py", "xterm", "2")) as term:
         await _started(term)

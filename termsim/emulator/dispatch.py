@@ -389,8 +389,10 @@ class _Dispatch(RunMemo):
         known = _UNDERSTOOD_PRIVATE_MODES if private else KNOWN_ANSI_MODES
         if known.issuperset(modes):
             return
+        profile = self.s.profile
         for mode in modes:
-            if mode not in known:
+            # A mode the profile's terminal can set is kept (DECRQM reports it).
+            if mode not in known and not (private and profile.mode_state(mode) in (1, 2)):
                 self.term.unknown[f"CSI {private}{mode}{final}"] += 1
 
     def _private_modes(self, modes: list[int], on: bool) -> None:

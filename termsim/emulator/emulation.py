@@ -37,16 +37,27 @@ class Emulation:
     across and cut them anew, as tmux, VTE, kitty, alacritty and iTerm2 do
     (xterm does not). The primary screen and its history are rewrapped;
     the alternate screen (full-screen programs redraw) is not.
+
+    ``keys``: how ``press()`` encodes a key while the program has asked for
+    no keyboard protocol. ``"xterm"``: xterm's bytes (a combination they
+    cannot spell, ``ctrl+shift+a``, is sent as ``ctrl+a``). ``"kitty"``:
+    kitty's legacy encoding, which sends such combinations as ``CSI u``
+    even with no flags pushed (``ctrl+shift+a`` is ``CSI 97 ; 6 u``; kitty's
+    ``key_encoding.c``, ``encode_key`` falling through to ``serialize``
+    when ``encode_printable_ascii_key_legacy`` has no spelling).
     """
 
     backspace_at_wrap: Literal["xterm", "tmux"] = "xterm"
     graphemes: bool = False
     reflow: bool = False
+    keys: Literal["xterm", "kitty"] = "xterm"
 
     def __post_init__(self) -> None:
         if self.backspace_at_wrap not in ("xterm", "tmux"):
             raise ValueError(
                 f'backspace_at_wrap is "xterm" or "tmux", not {self.backspace_at_wrap!r}')
+        if self.keys not in ("xterm", "kitty"):
+            raise ValueError(f'keys is "xterm" or "kitty", not {self.keys!r}')
         for name in ("graphemes", "reflow"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} is True or False, not {getattr(self, name)!r}")

@@ -15,7 +15,8 @@ alternate screen, the cursor's visibility, mouse tracking, bracketed paste,
 focus events, application cursor keys and keypad, synchronized output, the
 kitty keyboard flags and modifyOtherKeys, scrolling and left/right margins,
 origin, insert and reverse-video modes, autowrap, an open OSC 8 link and the
-text attributes. The cursor's shape and the title are left out: terminals
+text attributes; and, where the profile's terminal offers them, SGR-pixel
+mouse reports, colour-scheme and in-band resize reports. The cursor's shape and the title are left out: terminals
 and shells reset those themselves, and programs rarely restore them.
 """
 
@@ -67,8 +68,15 @@ _PRIVATE_OFF: tuple[tuple[str, str, int], ...] = (
     ("mouse-urxvt", "urxvt mouse encoding (mode 1015)", 1015),
     ("mouse-utf8", "UTF-8 mouse encoding (mode 1005)", 1005),
 )
+#: Private modes only some profiles' terminals offer (``profiles.py``):
+#: left on only where the terminal would have kept them.
+_OFFERED_OFF: tuple[tuple[str, str, int], ...] = (
+    ("mouse-sgr-pixels", "SGR-pixel mouse encoding (mode 1016)", 1016),
+    ("colour-scheme-reports", "colour-scheme reports (mode 2031)", 2031),
+    ("inband-resize-reports", "in-band resize reports (mode 2048)", 2048),
+)
 #: The mouse encodings matter only while tracking is on.
-_ENCODINGS = {"mouse-sgr", "mouse-urxvt", "mouse-utf8"}
+_ENCODINGS = {"mouse-sgr", "mouse-urxvt", "mouse-utf8", "mouse-sgr-pixels"}
 _TRACKING = {"mouse-x10", "mouse-normal", "mouse-button", "mouse-any"}
 
 
@@ -95,11 +103,15 @@ def _checks() -> dict[str, tuple[str, str, Callable[[TermScreen], bool]]]:
     }
     for key, words, mode in _PRIVATE_OFF:
         checks[key] = (words, f"ESC[?{mode}l", _private_on(mode))
+    for key, words, mode in _OFFERED_OFF:
+        checks[key] = (words, f"ESC[?{mode}l", _private_on(mode, offered=True))
     return checks
 
 
-def _private_on(mode: int) -> Callable[[TermScreen], bool]:
+def _private_on(mode: int, *, offered: bool = False) -> Callable[[TermScreen], bool]:
     shifted = mode << 5
+    if offered:
+        return lambda s: shifted in s.mode and s.offers(mode)
     return lambda s: shifted in s.mode
 
 

@@ -145,12 +145,12 @@ def key_bytes(name: str, *, application_cursor: bool = False, kitty_flags: int =
 
 
 def key_events(name: str, *, application_cursor: bool = False, kitty_flags: int = 0,
-               modify_other_keys: int = 0) -> tuple[bytes, ...]:
+               modify_other_keys: int = 0, kitty_legacy: bool = False) -> tuple[bytes, ...]:
     """What one tap of a key sends: its press, and its release where the
     program asked for releases (kitty flag 2) and the key reports one."""
     press, release = (
         key_bytes(name, application_cursor=application_cursor, kitty_flags=kitty_flags,
-                  modify_other_keys=modify_other_keys, event=event)
+                  modify_other_keys=modify_other_keys, event=event, kitty_legacy=kitty_legacy)
         for event in ("press", "release"))
     return (press, release) if release else (press,)
 

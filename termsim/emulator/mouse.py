@@ -21,6 +21,9 @@ default (X10 bytes)       ``ESC [ M`` and three bytes, 32 + value (coordinates <
 ``urxvt`` (``?1015h``)    ``ESC [ b ; x ; y M`` in decimal, b + 32
 ``sgr`` (``?1006h``)      ``ESC [ < b ; x ; y M`` (press) or ``m`` (release, which
                           names its button); no limit
+``sgr-pixels``            SGR's form with x and y in pixels, 0-based (kitty, Ghostty,
+(``?1016h``)              WezTerm, xterm.js; not termsim's xterm): a cell's centre,
+                          by the profile's cell size
 ========================  ==========================================================
 
 The button value: left 0, middle 1, right 2, release 3 (except SGR), wheel
@@ -67,10 +70,19 @@ def _button(name: str) -> int:
     return BUTTONS[name]
 
 
-def _event(modes: Modes, value: int, row: int, col: int, *, release: bool = False) -> bytes:
-    """One report, in the program's encoding."""
+def _event(modes: Modes, value: int, row: int, col: int, *, release: bool = False,
+           cell: tuple[int, int] = (10, 20)) -> bytes:
+    """One report, in the program's encoding (``cell``: a cell's size in
+    pixels, for SGR-pixel reports)."""
     x, y = col + 1, row + 1
     encoding = modes.mouse_encoding
+    if encoding == "sgr-pixels":
+        # kitty/mouse.c SGR_PIXEL_PROTOCOL: round(global_x), no +1; the
+        # pointer at the cell's centre, so a program dividing by the cell
+        # size finds the cell.
+        width, height = cell
+        x, y = col * width + width // 2, row * height + height // 2
+        encoding = "sgr"
     if encoding == "sgr":  # a release names its button
         return f"\x1b[<{value};{x};{y}{'m' if release else 'M'}".encode()
     if release:
@@ -90,7 +102,8 @@ def _event(modes: Modes, value: int, row: int, col: int, *, release: bool = Fals
 class Mouse:
     """Encodes mouse gestures for the modes a program enabled."""
 
-    def __init__(self, modes: Modes, cols: int, rows: int) -> None:
+    def __init__(self, modes: Modes, cols: int, rows: int,
+                 cell: tuple[int, int] = (10, 20)) -> None:
         if modes.mouse is None:
             raise MouseOff(
                 "the program has not enabled mouse reporting (ESC[?1000h, ?1002h, ?1003h or "
@@ -98,6 +111,7 @@ class Mouse:
                 "wait_for(lambda screen: screen.modes.mouse is not None)")
         self.modes = modes
         self.cols, self.rows = cols, rows
+        self.cell = cell
 
     def _check(self, row: int, col: int) -> None:
         if not (0 <= row < self.rows and 0 <= col < self.cols):
@@ -111,9 +125,9 @@ class Mouse:
         b = _button(button)
         x10 = self.modes.mouse == "x10"
         value = b if x10 else b | _modifier_bits(modifiers)
-        one = _event(self.modes, value, row, col)
+        one = _event(self.modes, value, row, col, cell=self.cell)
         if not x10:
-            one += _event(self.modes, value, row, col, release=True)
+            one += _event(self.modes, value, row, col, release=True, cell=self.cell)
         return one * count
 
     def scroll(self, row: int, col: int, lines: int, modifiers: Sequence[str]) -> bytes:
@@ -123,7 +137,7 @@ class Mouse:
             raise ArgumentError("the program enabled X10 mouse mode (?9h), which reports "
                                 "no wheel")
         value = (WHEEL_DOWN if lines > 0 else WHEEL_UP) | _modifier_bits(modifiers)
-        return _event(self.modes, value, row, col) * abs(lines)
+        return _event(self.modes, value, row, col, cell=self.cell) * abs(lines)
 
     def drag(self, start: tuple[int, int], end: tuple[int, int], button: str,
              modifiers: Sequence[str]) -> bytes:
@@ -136,10 +150,11 @@ class Mouse:
             raise ArgumentError("the program enabled X10 mouse mode (?9h), which reports "
                                 "presses only: no drag")
         value = b | _modifier_bits(modifiers)
-        out = [_event(self.modes, value, *start)]
+        out = [_event(self.modes, value, *start, cell=self.cell)]
         if self.modes.mouse in ("button", "any"):
-            out += [_event(self.modes, value | MOTION, r, c) for r, c in _path(start, end)]
-        out.append(_event(self.modes, value, *end, release=True))
+            out += [_event(self.modes, value | MOTION, r, c, cell=self.cell)
+                    for r, c in _path(start, end)]
+        out.append(_event(self.modes, value, *end, release=True, cell=self.cell))
         return b"".join(out)
 
 

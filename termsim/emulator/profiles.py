@@ -236,6 +236,11 @@ KITTY = Profile(
         graphemes=True,
         # kitty rewraps lines on resize (screen.c screen_resize, rewrap).
         reflow=True,
+        # kitty/key_encoding.c encode_key: with no flags, a printable key
+        # encode_printable_ascii_key_legacy cannot spell (ctrl+shift+a)
+        # falls through to serialize(..., 'u'); kitty_tests/keys.py asserts
+        # ctrl+shift+i -> CSI 105;6u with no flags.
+        keys="kitty",
     ),
     sources={
         "term": "kitty v0.48.2 kitty/options/definition.py opt('term'); kitty/child.py "
@@ -807,6 +812,9 @@ def differences(profile: Profile) -> list[str]:
     if emulation.reflow != default.reflow:
         out.append("rewraps lines when the width changes" if emulation.reflow
                    else "does not rewrap lines when the width changes")
+    if emulation.keys != default.keys:
+        out.append("sends kitty's legacy keys with no flags (ctrl+shift+a is CSI 97;6u)"
+                   if emulation.keys == "kitty" else "sends xterm's legacy keys")
     return out
 
 

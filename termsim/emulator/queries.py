@@ -48,6 +48,7 @@ from pyte import modes as mo
 from pyte.screens import Char
 
 from .screen import Protected, TermScreen
+from .screen_modes import INBAND_RESIZE
 from .sgr import EXTRA
 from .xterm import BACKGROUND as BACKGROUND  # defined here first, still read from here
 from .xterm import FOREGROUND as FOREGROUND
@@ -98,6 +99,11 @@ KNOWN_PRIVATE_MODES = frozenset(
 #: (4) rather than "not recognised", so a program falls back at once:
 #: grapheme clustering (2027) and in-band resize reports (2048).
 UNOFFERED_PRIVATE_MODES = frozenset({2027, 2048})
+#: Modes a profile's terminal may offer that change nothing termsim draws:
+#: SGR-pixel mouse reports (1016), colour-scheme reports (2031), in-band
+#: resize reports (2048). Where the profile offers one, DECRQM says whether
+#: the program set it.
+FLAG_ONLY_MODES = frozenset({1016, 2031, 2048})
 #: ANSI modes pyte implements: IRM (4) and LNM (20).
 KNOWN_ANSI_MODES = frozenset({mo.IRM, mo.LNM})
 
@@ -150,9 +156,11 @@ def _window_size(screen: TermScreen, request: Request) -> str:
 
 
 def _decrqm(screen: TermScreen, request: Request) -> str | None:
-    """A mode's state: live for the modes termsim keeps; the profile's for
-    those it does not offer (not recognised, permanently set or reset) or
-    does not keep; no answer where the profile's terminal has no DECRQM."""
+    """A mode's state: live for the modes termsim keeps, and for those the
+    profile's terminal can set that have no effect on the cells (1016,
+    2031, 2048: set or reset as the program left them); the profile's for
+    those it does not offer (not recognised, permanently set or reset); no
+    answer where the profile's terminal has no DECRQM."""
     profile = screen.profile
     if profile.modes is None:
         return None
@@ -161,11 +169,27 @@ def _decrqm(screen: TermScreen, request: Request) -> str | None:
     report = MODE_REPORTS.get((private, mode))
     state = report(screen) if report is not None else 0
     if private and mode in profile.modes and (
-            report is None or profile.modes[mode] in (0, 3, 4)):
+            report is None or profile.modes[mode] in (0, 3, 4) or mode in FLAG_ONLY_MODES):
         state = profile.modes[mode]
+        if state in (1, 2) and mode in FLAG_ONLY_MODES:
+            state = 1 if mode << 5 in screen.mode else 2
         if mode == 2027 and state == 4 and screen.graphemes:
             state = 3  # Emulation(graphemes=True) on a terminal that has no 2027
     return f"\x1b[{request.private}{mode};{state}$y"
+
+
+def inband_resize_report(screen: TermScreen) -> bytes | None:
+    """``CSI 48 ; rows ; cols ; height_px ; width_px t`` where the program
+    asked for in-band resize reports and the profile's terminal sends them,
+    else None. kitty sends one when the mode is set and after each resize
+    (kitty/screen.c ``set_mode_from_const``, INBAND_RESIZE_NOTIFICATION;
+    kitty/window.py ``notify_child_of_resize``); the pixel sizes are the
+    screen's cells times ``cell_size``, as ``CSI 14 t`` says."""
+    if INBAND_RESIZE << 5 not in screen.mode or not screen.offers(INBAND_RESIZE):
+        return None
+    width, height = screen.cell_size
+    rows, cols = screen.lines, screen.columns
+    return f"\x1b[48;{rows};{cols};{rows * height};{cols * width}t".encode()
 
 
 def _pixels(code: int) -> Answer:

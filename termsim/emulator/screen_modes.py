@@ -27,6 +27,11 @@ _ALT_MODES = frozenset({ALT_47, ALT_1047, ALT_1049})
 MOUSE_TRACKING = frozenset(m << 5 for m in (9, 1000, 1002, 1003))
 MOUSE_ENCODING = frozenset(m << 5 for m in (1005, 1006, 1015))
 _MOUSE_EXCLUSIVE = MOUSE_TRACKING | MOUSE_ENCODING
+#: SGR mouse reports in pixels (``?1016h``), shifted.
+SGR_PIXELS = 1016 << 5
+#: In-band resize reports (kitty, Ghostty, contour): the terminal sends its
+#: size when the mode is set and after each resize.
+INBAND_RESIZE = 2048
 
 
 class ModeOps(MarginOps):
@@ -45,6 +50,9 @@ class ModeOps(MarginOps):
             modes = self._column_mode(self._screen_reverse(modes, True))
             self._one_mouse_mode(frozenset(m << 5 for m in modes), True)
         super().set_mode(*modes, **kwargs)
+        if private and INBAND_RESIZE in modes and self.on_inband_resize is not None \
+                and self.offers(INBAND_RESIZE):
+            self.on_inband_resize()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
         private = kwargs.get("private", False)
@@ -147,8 +155,18 @@ class ModeOps(MarginOps):
         (shifted) are set or reset."""
         if not modes.isdisjoint(MOUSE_TRACKING):
             self.mode.difference_update(MOUSE_TRACKING)
-        if on and not modes.isdisjoint(MOUSE_ENCODING):
-            self.mode.difference_update(MOUSE_ENCODING)
+        # SGR-pixel reports (1016) are one more encoding where the profile's
+        # terminal offers them (kitty/screen.c MOUSE_MODE(MOUSE_SGR_PIXEL_MODE,
+        # mouse_tracking_protocol, ...): one protocol at a time).
+        encodings = MOUSE_ENCODING
+        if (SGR_PIXELS in modes or SGR_PIXELS in self.mode) and self.offers(1016):
+            encodings = MOUSE_ENCODING | {SGR_PIXELS}
+        if on and not modes.isdisjoint(encodings):
+            self.mode.difference_update(encodings)
+
+    def offers(self, mode: int) -> bool:
+        """Whether the profile's terminal lets a program set private ``mode``."""
+        return self.profile.mode_state(mode) in (1, 2)
 
     def key_encoding_flags(self, how: str, value: int, mode: int) -> None:
         """``CSI > flags u`` pushes, ``CSI < n u`` pops n, ``CSI = flags ;

@@ -12,6 +12,7 @@ pending wrap ends.
 from __future__ import annotations
 
 from collections import defaultdict, deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 import pyte
@@ -67,6 +68,9 @@ class ScreenState(pyte.Screen):
         self._kitty_stacks: tuple[list[int], list[int]] = ([], [])
         #: xterm's modifyOtherKeys level (``CSI > 4 ; n m``).
         self.modify_other_keys = 0
+        #: Called when a program sets in-band resize reports (``CSI ? 2048
+        #: h``), which the terminal answers with the size at that byte.
+        self.on_inband_resize: Callable[[], None] | None = None
         #: What pixel-size reports (``CSI 14 t``, ``CSI 16 t``) say a cell is:
         #: (width, height).
         self.cell_size = (10, 20)

@@ -110,7 +110,8 @@ class Modes:
     origin: bool = False
     #: ``None``, ``"x10"`` (9), ``"normal"`` (1000), ``"button"`` (1002) or ``"any"`` (1003).
     mouse: str | None = None
-    #: ``None`` (X10 bytes), ``"utf8"`` (1005), ``"sgr"`` (1006) or ``"urxvt"`` (1015).
+    #: ``None`` (X10 bytes), ``"utf8"`` (1005), ``"sgr"`` (1006), ``"urxvt"``
+    #: (1015), or ``"sgr-pixels"`` (1016, where the profile's terminal has it).
     mouse_encoding: str | None = None
     focus_events: bool = False
     #: DECSCUSR value: 0 default, 1/2 block, 3/4 underline, 5/6 bar.

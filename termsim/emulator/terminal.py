@@ -68,6 +68,7 @@ from .queries import (
     Query,
     Request,
     check_policy,
+    inband_resize_report,
     printable,
 )
 from .screen import TermScreen, TextRow
@@ -148,6 +149,7 @@ class Terminal(LinesFastPath, TerminalSignals):
         self._parser = Parser(self._dispatch)
         self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
         self._replies: list[bytes] = []
+        self._screen.on_inband_resize = self._inband_resize
         self._deferred: list[Query] = []
         self._buffer = ""
         # The last offset ``_offset_of`` found: in which text (of the read
@@ -248,9 +250,11 @@ class Terminal(LinesFastPath, TerminalSignals):
         exits should leave none (see ``hygiene.py``)."""
         return leftovers(self._screen, self._on_since)
 
-    def resize(self, cols: int, rows: int) -> None:
+    def resize(self, cols: int, rows: int) -> bytes:
         """Change the size, as a terminal window does; the program is told
-        separately (the PTY's SIGWINCH), by whoever owns the program."""
+        separately (the PTY's SIGWINCH), by whoever owns the program.
+        Returns what the terminal owes the program for it: the in-band
+        resize report, where the program asked for one (mode 2048)."""
         if cols < 1 or rows < 1:
             raise ValueError(f"a terminal needs at least 1x1 cells, not {cols}x{rows}")
         self._screen.settle()
@@ -261,6 +265,14 @@ class Terminal(LinesFastPath, TerminalSignals):
         self._screen.dirty.clear()
         self.generation += 1
         self._state = self._signature()
+        return inband_resize_report(self._screen) or b""
+
+    def _inband_resize(self) -> None:
+        """The program set mode 2048: the size goes out at once, among the
+        replies of this read, in order."""
+        report = inband_resize_report(self._screen)
+        if report is not None:
+            self._replies.append(report)
 
     def _offset_of(self, index: int) -> int:
         """Byte offset in the output stream of character ``index`` of the text
@@ -394,6 +406,11 @@ class Terminal(LinesFastPath, TerminalSignals):
         return 2026 << 5 in self._screen.mode
 
     @property
+    def cell_size(self) -> tuple[int, int]:
+        """A cell's (width, height) in pixels, as pixel reports say."""
+        return self._screen.cell_size
+
+    @property
     def cols(self) -> int:
         """The width, in cells."""
         return self._screen.columns  # pyte's Screen.columns: a count
@@ -410,6 +427,8 @@ class Terminal(LinesFastPath, TerminalSignals):
         mode = s.mode
         mouse = next((name for m, name in _MOUSE_MODES if m << 5 in mode), None)
         encoding = next((name for m, name in _MOUSE_ENCODINGS if m << 5 in mode), None)
+        if 1016 << 5 in mode and s.offers(1016):
+            encoding = "sgr-pixels"
         return Modes(
             bracketed_paste=2004 << 5 in mode,
             application_cursor=1 << 5 in mode,

@@ -263,7 +263,9 @@ class Driver(ABC):
         Keys are encoded as the program asked at the moment of sending:
         application cursor keys, the kitty keyboard protocol's flags (where
         it asked for event types, each key is a press then a release, in
-        the same write), xterm's modifyOtherKeys. ``event="press"``,
+        the same write), xterm's modifyOtherKeys; with none of them, as the
+        profile's terminal sends keys (kitty's legacy encoding under the
+        kitty profile). ``event="press"``,
         ``"repeat"`` or ``"release"`` sends only that event (a release the
         program did not ask for sends nothing)."""
         if not keys:
@@ -271,11 +273,12 @@ class Driver(ABC):
         modes = self.terminal.modes
         cursor, flags, other = (modes.application_cursor, modes.kitty_keyboard,
                                 modes.modify_other_keys)
+        legacy = self.terminal.emulation.keys == "kitty"
         encoded = [
             b"".join(key_events(k, application_cursor=cursor, kitty_flags=flags,
-                                modify_other_keys=other)) if event is None
+                                modify_other_keys=other, kitty_legacy=legacy)) if event is None
             else key_bytes(k, application_cursor=cursor, kitty_flags=flags,
-                           modify_other_keys=other, event=event)
+                           modify_other_keys=other, event=event, kitty_legacy=legacy)
             for k in keys]
         mark: Mark | None = None
         suffix = "" if event is None else f" ({event})"
@@ -319,7 +322,7 @@ class Driver(ABC):
 
     def _mouse(self) -> Mouse:
         terminal = self.terminal
-        return Mouse(terminal.modes, terminal.cols, terminal.rows)
+        return Mouse(terminal.modes, terminal.cols, terminal.rows, terminal.cell_size)
 
     @surface
     async def send(self, data: bytes, *, secret: bool = False) -> Mark:

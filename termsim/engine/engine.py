@@ -136,12 +136,13 @@ class Engine:
             case InputRead(index=index, answered=answered):
                 self._input_read(index, answered)
             case Resize():
-                apply_to_terminal(self.terminal, event)
+                report = apply_to_terminal(self.terminal, event)
                 for wait in self._waits:
                     misfit = misfit_error(wait.predicate, self.terminal)
                     if misfit is not None and not wait.event.is_set():
                         self._resolve(wait, error=misfit)
                 self._evaluate(settled=True)
+                return report
             case TtyMode(raw=raw):
                 self.tty_raw = raw
                 self.notify()

@@ -34,7 +34,7 @@ def apply_to_terminal(terminal: Terminal, event: Event) -> bytes:
         case Output(t=t, data=data):
             return terminal.feed(data, t)
         case Resize(cols=cols, rows=rows):
-            terminal.resize(cols, rows)
+            return terminal.resize(cols, rows)
         case Reply(data=data):
             terminal.deferred_answered(data)
         case _:

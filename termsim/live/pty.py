@@ -479,13 +479,13 @@ class PtySource:
                 fed += len(event.data)
             replies = self._sink.apply(event)
             if replies:
-                self._write_reply(replies)
+                self.write_reply(replies)
         deferred = self._sink.take_deferred()
         if deferred and self._tg is not None:
             for query in deferred:
                 self._tg.start_soon(self._answer_later, query)
 
-    def _write_reply(self, data: bytes) -> None:
+    def write_reply(self, data: bytes) -> None:
         """Replies go out at once, without waiting for other writers."""
         self.emit(Reply(self._stamp(), data))
         try:

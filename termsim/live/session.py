@@ -299,8 +299,10 @@ class Session(Driver):
         self._pty.drain()  # what was read before the resize, at the old size
         event = Resize(self._now(), cols, rows)
         self._emit(event)
-        self.engine.apply(event)
+        report = self.engine.apply(event)
         self._pty.set_size(cols, rows)
+        if report:  # after SIGWINCH, as kitty sends it
+            self._pty.write_reply(report)
         return self._mark(f"resize {cols}x{rows}")  # the resized screen itself is before it
 
     def __repr__(self) -> str:
