@@ -17,11 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import program
 
 import termsim
 from termsim import Regex, Terminal, Text
-
-from conftest import program
 
 pytestmark = pytest.mark.anyio
 

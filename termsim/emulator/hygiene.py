@@ -16,8 +16,9 @@ focus events, application cursor keys and keypad, synchronized output, the
 kitty keyboard flags and modifyOtherKeys, scrolling and left/right margins,
 origin, insert and reverse-video modes, autowrap, an open OSC 8 link and the
 text attributes; and, where the profile's terminal offers them, SGR-pixel
-mouse reports, colour-scheme and in-band resize reports. The cursor's shape and the title are left out: terminals
-and shells reset those themselves, and programs rarely restore them.
+mouse reports, colour-scheme and in-band resize reports. The cursor's shape
+and the title are left out: terminals and shells reset those themselves,
+and programs rarely restore them.
 """
 
 from __future__ import annotations
