@@ -33,12 +33,19 @@ class Block:
 
 def blocks(text: str | None = None) -> list[Block]:
     """Every fenced block of the README, in order, named or not."""
-    text = README.read_text() if text is None else text
+    return fenced(README.read_text() if text is None else text, "readme")
+
+
+def fenced(text: str, marker: str) -> list[Block]:
+    """Every fenced block of ``text``, in order, each named by the
+    ``<!-- MARKER: NAME -->`` comment on the line above it (``None`` if it
+    has none): the README's convention, for any Markdown file and marker."""
+    named = re.compile(rf"<!-- {re.escape(marker)}: (?P<name>[\w-]+) -->")
     found = []
     for match in _BLOCK.finditer(text):
-        marker = _MARKER.fullmatch(match["marker"].strip())
+        name = named.fullmatch(match["marker"].strip())
         line = text.count("\n", 0, match.start("lang")) + 1
-        found.append(Block(marker["name"] if marker else None, match["lang"], match["body"], line))
+        found.append(Block(name["name"] if name else None, match["lang"], match["body"], line))
     return found
 
 
