@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 
 _BLOCK = re.compile(r"^(?P<marker>[^\n]*)\n```(?P<lang>[\w-]*)\n(?P<body>.*?)^```$", re.M | re.S)
-_MARKER = re.compile(r"<!-- readme: (?P<name>[\w-]+) -->")
 
 
 @dataclass(frozen=True)
