@@ -367,6 +367,24 @@ def test_a_random_stretch_alone_keeps_a_wait_within_half_its_timeout() -> None:
     assert inside and outside
 
 
+def test_a_whole_random_variant_keeps_each_wait_within_half_its_timeout() -> None:
+    from termsim.replay.perturb import Pause, Stretch, random_variant
+
+    # A wait of 0.45 s (timeout 1 s) over many reads and pauses: each
+    # operation alone fits in the 0.05 s of room, several together would not.
+    events: list[Event] = [WaitStarted(0.0, 1, "text 'x'", None, 1.0)]
+    events += [Output(0.02 + 0.04 * k, bytes(range(65, 91))) for k in range(11)]
+    events += [WaitEnded(0.45, 1, "matched"), Output(2.0, b"zz")]
+    busy = 0
+    for seed in range(400):
+        variant = random_variant(events, random.Random(seed))
+        spent = [op for op in variant.ops if isinstance(op, Pause | Stretch)]
+        busy += len(spent) > 1
+        # Rounding to milliseconds may add half of one per operation.
+        assert _wait_span(variant.apply(events)) <= 0.5 + 0.0005 * len(spent) + 1e-9, seed
+    assert busy  # variants with several such operations were drawn
+
+
 #: What the paragraph on random variants says, by its words: the frequency
 #: that docs/shake.md gives, and how often ``random_variant`` does it on a
 #: fixed set of seeds (the code's draws, not a clock: never flaky).

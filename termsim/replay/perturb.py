@@ -241,8 +241,10 @@ def random_variant(events: Sequence[Event], rng: random.Random) -> Perturbation:
     twenty is cut at every byte (read one byte at a time); consecutive reads
     merge with probability 0.2; output read just before an input the test
     sent without waiting arrives after it with probability 0.5; each pause
-    is stretched or shrunk with probability 0.2, within the recorded waits'
-    timeouts.
+    is stretched or shrunk with probability 0.2. The time pauses and
+    stretches add is counted per recorded wait, all of them together: no
+    wait is taken past half its timeout by the variant as a whole, not
+    only by each operation.
     """
     ops: list[Op] = []
     offsets = output_offsets(events)
@@ -264,6 +266,7 @@ def random_variant(events: Sequence[Event], rng: random.Random) -> Perturbation:
                     pause = round(min(pauses.uniform(MIN_GAP, PAUSE), room), 3)
                     if pause >= MIN_GAP:
                         ops.append(Pause(at, pause))
+                        _spend(waits, event.t, pause, inclusive=True)
             if _next_is_output(events, i) and rng.random() < 0.2:
                 ops.append(Merge(i))
         elif isinstance(event, Input) and i and isinstance(events[i - 1], Output) \
@@ -274,35 +277,61 @@ def random_variant(events: Sequence[Event], rng: random.Random) -> Perturbation:
             if gap >= MIN_GAP:
                 factor = rng.uniform(*STRETCH)
                 limit = _stretch_limit(waits, events[i - 1].t, gap)
-                ops.append(Stretch(i, round(min(factor, limit), 3)))
+                factor = round(min(factor, limit), 3)
+                ops.append(Stretch(i, factor))
+                _spend(waits, events[i - 1].t, gap * max(0.0, factor - 1), inclusive=False)
     return Perturbation(tuple(ops))
 
 
-def _wait_spans(events: Sequence[Event]) -> list[tuple[float, float, float]]:
-    """``(start, end, timeout)`` of each recorded wait."""
+class _WaitSpan:
+    """A recorded wait, and the time a variant's operations add to it."""
+
+    __slots__ = ("added", "end", "start", "timeout")
+
+    def __init__(self, start: float, end: float, timeout: float) -> None:
+        self.start, self.end, self.timeout = start, end, timeout
+        self.added = 0.0
+
+    def room(self) -> float:
+        """How much more time it may take and stay within half its timeout."""
+        return max(0.0, self.timeout / 2 - (self.end - self.start) - self.added)
+
+    def spans(self, at: float, *, inclusive: bool) -> bool:
+        return self.start <= at <= self.end if inclusive else self.start <= at < self.end
+
+
+def _wait_spans(events: Sequence[Event]) -> list[_WaitSpan]:
+    """Each recorded wait: its start, its end and its timeout."""
     starts = {e.id: e for e in events if isinstance(e, WaitStarted)}
-    return [(starts[e.id].t, e.t, starts[e.id].timeout)
+    return [_WaitSpan(starts[e.id].t, e.t, starts[e.id].timeout)
             for e in events if isinstance(e, WaitEnded) and e.id in starts]
 
 
-def _stretch_limit(waits: list[tuple[float, float, float]], at: float, gap: float) -> float:
+def _spend(waits: list[_WaitSpan], at: float, seconds: float, *, inclusive: bool) -> None:
+    """An operation at ``at`` added ``seconds`` to every wait spanning it."""
+    if seconds > 0:
+        for wait in waits:
+            if wait.spans(at, inclusive=inclusive):
+                wait.added += seconds
+
+
+def _stretch_limit(waits: list[_WaitSpan], at: float, gap: float) -> float:
     """The largest factor for the pause at ``at`` that keeps every wait
-    spanning it within half its timeout."""
+    spanning it within half its timeout, with what the variant added so far."""
     limit = STRETCH[1]
-    for start, end, timeout in waits:
-        if start <= at < end and gap > 0:
-            room = timeout / 2 - (end - start)
-            limit = min(limit, 1 + max(0.0, room) / gap)
+    for wait in waits:
+        if gap > 0 and wait.spans(at, inclusive=False):
+            limit = min(limit, 1 + wait.room() / gap)
     return max(1.0, limit)
 
 
-def _pause_limit(waits: list[tuple[float, float, float]], at: float) -> float:
+def _pause_limit(waits: list[_WaitSpan], at: float) -> float:
     """The longest pause at ``at`` that keeps every wait spanning it within
-    half its timeout."""
+    half its timeout, with what the variant added so far."""
     limit = PAUSE
-    for start, end, timeout in waits:
-        if start <= at <= end:
-            limit = min(limit, max(0.0, timeout / 2 - (end - start)))
+    for wait in waits:
+        if wait.spans(at, inclusive=True):
+            limit = min(limit, wait.room())
     return limit
 
 
