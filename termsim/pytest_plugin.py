@@ -46,13 +46,12 @@ lives elsewhere (``engine.settings``, ``replay.shake``, ``replay.evidence``).
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 import os
 import re
 import shlex
 from collections import Counter
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +63,10 @@ from .errors import RecordingError, TermsimError
 from .replay.evidence import describe_recordings, expired
 
 _KEY = pytest.StashKey[list[Path]]()
+#: The recordings of the sessions the test's function-scoped fixtures started.
+_FIXTURE_KEY = pytest.StashKey[list[Path]]()
+#: Whether this attempt's setup or call failed (its fixtures' files stay).
+_FAILED_PHASE = pytest.StashKey[bool]()
 #: The goldens a test used: (path, outcome).
 _GOLDENS = pytest.StashKey[list[tuple[str, str]]]()
 #: Every attempt of a test so far: (outcome, its recordings).
@@ -172,8 +175,10 @@ def _safe(nodeid: str) -> str:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    # Each attempt (a rerun is a new attempt of the same item) starts a new list.
+    # Each attempt (a rerun is a new attempt of the same item) starts new lists.
     item.stash[_KEY] = []
+    item.stash[_FIXTURE_KEY] = []
+    item.stash[_FAILED_PHASE] = False
     if _ATTEMPTS not in item.stash:
         # This run's first attempt: the files of an earlier run of this test
         # are stale evidence next to the new ones, so they go.
@@ -200,12 +205,7 @@ def _remove_stale(directory: Path, stem: str) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     __tracebackhide__ = True
-    hygiene = bool(item.config.getoption("--termsim-hygiene"))
-    callspec = getattr(item, "callspec", None)
-    matrix = callspec.params.get(MATRIX_FIXTURE) if callspec is not None else None
-    with _goldens(item), settings.check_hygiene(hygiene), \
-            settings.matrix_combination(matrix):
-        return (yield from _recorded_call(item))
+    return (yield from _recorded_call(item))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -219,22 +219,35 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, o
     test = pyfuncitem.obj
     if not inspect.iscoroutinefunction(test):
         return (yield)
-    pyfuncitem.obj = _carrying(test, settings.current())
+    pyfuncitem.obj = settings.carried(test, settings.current())
     try:
         return (yield)
     finally:
         pyfuncitem.obj = test
 
 
-def _carrying(
-    test: Callable[..., Coroutine[Any, Any, Any]], values: settings.Settings,
-) -> Callable[..., Coroutine[Any, Any, Any]]:
-    @functools.wraps(test)
-    async def run(*args: Any, **kwargs: Any) -> Any:
-        with settings.applied(values):
-            return await test(*args, **kwargs)
-
-    return run
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_fixture_setup(
+    fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest,
+) -> Generator[None, object, object]:
+    """A function-scoped async fixture starts its sessions as the test
+    would: recorded (to the test's name, beside the test's own recordings,
+    and reported when the setup, the test or the teardown fails), in the
+    matrix combination, with its goldens and hygiene. Outermost, so that
+    anyio's runner (which wraps the fixture next) runs this wrapper."""
+    item = request.node
+    func = fixturedef.func
+    if fixturedef.scope != "function" or not isinstance(item, pytest.Item) \
+            or inspect.ismethod(func) or not (
+                inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)):
+        return (yield)
+    with _test_settings(item, _FIXTURE_KEY):
+        values = settings.current()
+    fixturedef.func = settings.carried(func, values)  # type: ignore[misc]
+    try:
+        return (yield)
+    finally:
+        fixturedef.func = func  # type: ignore[misc]
 
 
 def golden_file(item: pytest.Item, name: str) -> Path:
@@ -255,13 +268,11 @@ def _goldens(item: pytest.Item) -> contextlib.AbstractContextManager[None]:
                           used=lambda path, outcome: used.append((path, outcome)))
 
 
-def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
-    __tracebackhide__ = True
-    config = item.config
-    if config.getoption("--termsim-keep") == "none":
-        return (yield)
-    directory = _directory(config)
-    made = item.stash.setdefault(_KEY, [])
+def _allocator(item: pytest.Item, made: list[Path]) -> Callable[[list[str]], str]:
+    """Files for a test's sessions, named after it: ``<test id>.tsr``, then
+    ``-2``, ``-3``... (created exclusively: xdist workers never collide),
+    each appended to ``made``."""
+    directory = _directory(item.config)
 
     def allocate(argv: list[str]) -> str:
         directory.mkdir(parents=True, exist_ok=True)
@@ -278,9 +289,31 @@ def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
             made.append(path)
             return str(path)
 
-    with record_sessions(allocate):
+    return allocate
+
+
+@contextlib.contextmanager
+def _test_settings(item: pytest.Item, key: pytest.StashKey[list[Path]]) -> Iterator[None]:
+    """What the sessions of a test (or of its fixtures: ``key``) start in:
+    goldens, hygiene, the matrix combination, and recording to files
+    listed under ``key``."""
+    hygiene = bool(item.config.getoption("--termsim-hygiene"))
+    callspec = getattr(item, "callspec", None)
+    matrix = callspec.params.get(MATRIX_FIXTURE) if callspec is not None else None
+    keep = item.config.getoption("--termsim-keep") != "none"
+    made = item.stash.setdefault(key, [])
+    with _goldens(item), settings.check_hygiene(hygiene), \
+            settings.matrix_combination(matrix), \
+            record_sessions(_allocator(item, made) if keep else None):
+        yield
+
+
+def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
+    __tracebackhide__ = True
+    with _test_settings(item, _KEY):
         result = yield
-    _shake(item, made)
+    if item.config.getoption("--termsim-keep") != "none":
+        _shake(item, item.stash[_KEY])
     return result
 
 
@@ -292,7 +325,15 @@ def _shake(item: pytest.Item, made: list[Path]) -> None:
     config = item.config
     count = config.getoption("--termsim-shake")
     given = config.getoption("--termsim-shake-variant")
-    if not (count or given) or not made:
+    if not (count or given):
+        return
+    if item.stash.get(_FIXTURE_KEY, []):
+        # The body would run again against the fixtures' live sessions, in
+        # whatever state the first run left them: no variant of anything.
+        item.stash[_SHAKEN_RUNS] = 0
+        item.stash[_UNSHAKEN] = "its fixtures start sessions, which shake does not replay"
+        return
+    if not made:
         return
     try:
         shaker = Shaker([p.absolute() for p in made], item.runtest, name=item.nodeid,
@@ -305,7 +346,9 @@ def _shake(item: pytest.Item, made: list[Path]) -> None:
     unreplayable = shaker.replayable()
     if unreplayable is not None:
         item.stash[_SHAKEN_RUNS] = 0
-        item.stash[_UNSHAKEN] = f"{type(unreplayable).__name__}: {unreplayable}".split("\n")[0]
+        item.stash[_UNSHAKEN] = (
+            "it fails against its own unchanged recording (it checks something a replay "
+            f"does not have): {type(unreplayable).__name__}: {unreplayable}").split("\n")[0]
         return
     if given:
         variants = parse_variants(given)
@@ -342,7 +385,7 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if report.when != "call":
-        return report
+        return _fixture_recordings(item, report)
     made = item.stash.get(_KEY, [])
     attempts = item.stash.setdefault(_ATTEMPTS, [])
     outcome = str(report.outcome)
@@ -363,13 +406,41 @@ def pytest_runtest_makereport(
     if report.passed and failed_before:
         report.user_properties.append(("termsim_flaky", _flaky(item, failed_before[-1], made)))
         return report  # both attempts' recordings are kept
-    if not made:
+    fixtures = item.stash.get(_FIXTURE_KEY, [])
+    if report.failed or outcome == "rerun":
+        item.stash[_FAILED_PHASE] = True
+    failed: bool = item.stash.get(_FAILED_PHASE, False)
+    if not made and not (fixtures and failed):
         return report
     if report.failed or outcome == "rerun":
+        # The fixtures' sessions are still open: their files so far.
         report.sections.append(("termsim recordings", describe_recordings(
-            made, lambda path: _relative(path, item.config))))
+            fixtures + made, lambda path: _relative(path, item.config))))
     elif item.config.getoption("--termsim-keep") != "all":
         for path in made:
+            try:
+                path.unlink()
+            except OSError:
+                pass
+    return report
+
+
+def _fixture_recordings(item: pytest.Item, report: pytest.TestReport) -> pytest.TestReport:
+    """The recordings of the test's fixtures' sessions: reported with a
+    failed setup (a fixture's wait timed out) or teardown (a session left
+    the terminal dirty); kept when any phase failed; else deleted once the
+    teardown closed them (unless ``--termsim-keep=all``)."""
+    fixtures = item.stash.get(_FIXTURE_KEY, [])
+    if not fixtures:
+        return report
+    failed = report.failed or item.stash.get(_FAILED_PHASE, False)
+    item.stash[_FAILED_PHASE] = failed
+    if report.failed:
+        report.sections.append(("termsim recordings", describe_recordings(
+            fixtures, lambda path: _relative(path, item.config))))
+    elif report.when == "teardown" and not failed \
+            and item.config.getoption("--termsim-keep") != "all":
+        for path in fixtures:
             try:
                 path.unlink()
             except OSError:
@@ -451,10 +522,9 @@ class _Summary:
                 "variants of their recordings")
         if self.unshaken:
             terminalreporter.write_line(
-                f"termsim shake: {len(self.unshaken)} tests fail against their own unchanged "
-                "recordings (they check something a replay does not have), so were not shaken:")
+                f"termsim shake: {len(self.unshaken)} tests were not shaken:")
             for line in self.unshaken[:10]:
-                terminalreporter.write_line(f"  {line[:160]}")
+                terminalreporter.write_line(f"  {line[:240]}")
         if not self.flaky:
             return
         terminalreporter.section("termsim flaky")

@@ -208,3 +208,105 @@ def test_xdist_workers_do_not_collide_and_report_flaky_tests(
     assert sorted(kept) == [f"{test}{attempt}.tsr" for test in (
         "test_a.py__test_waits_for_ever", "test_b.py__test_b_waits_for_ever",
         "test_flaky.py__test_passes_the_second_time") for attempt in ("-2", "")]
+
+
+FIXTURES = '''
+import pytest, termsim
+from termsim import Text
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+@pytest.fixture
+async def shell():
+    async with termsim.spawn(["sh", "-c", "echo booting; read x; echo $x"]) as term:
+        await term.wait_for(Text("booting"), timeout=10)
+        yield term
+
+@pytest.fixture
+async def never_ready():
+    async with termsim.spawn(["sh", "-c", "echo booting; read x"]) as term:
+        await term.wait_for(Text("ready"), timeout=0.3)
+        yield term
+
+@pytest.fixture
+async def started():
+    # A plain coroutine fixture: the session is the test's to close.
+    return await termsim.spawn(["sh", "-c", "echo hi; read x"]).__aenter__()
+
+@pytest.mark.anyio
+async def test_answer_passes(shell):
+    await shell.type("yes\\r")
+    await shell.wait_for(Text("yes"), timeout=10)
+
+@pytest.mark.anyio
+async def test_answer_fails(shell):
+    await shell.type("no\\r")
+    await shell.wait_for(Text("maybe"), timeout=0.3)
+
+@pytest.mark.anyio
+async def test_setup_fails(never_ready):
+    pass
+
+@pytest.mark.anyio
+async def test_coroutine_fixture(started):
+    await started.wait_for(Text("hi"), timeout=10)
+    await started.__aexit__(None, None, None)
+'''
+
+
+def test_sessions_a_fixture_starts_are_recorded_and_reported(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fx=FIXTURES)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=2, failed=1, errors=1)
+    kept = [p.name for p in recordings(pytester.path / ".termsim")]
+    # The passing tests' files are gone once their fixtures closed them.
+    assert kept == ["test_fx.py__test_answer_fails.tsr", "test_fx.py__test_setup_fails.tsr"]
+    text = result.stdout.str()
+    # A failed test reports its fixture's session, with the input it typed.
+    assert "recording: .termsim/test_fx.py__test_answer_fails.tsr" in text
+    assert "failed wait: text 'maybe'" in text
+    # A fixture that failed in its setup reports the wait that failed there.
+    assert "recording: .termsim/test_fx.py__test_setup_fails.tsr" in text
+    assert "failed wait: text 'ready'" in text
+    # The file holds the whole session, the test's input and the exit.
+    final = Playback(pytester.path / ".termsim/test_fx.py__test_answer_fails.tsr").screen_at()
+    assert final.text.splitlines()[:3] == ["booting", "no", "no"]
+
+
+def test_a_fixture_session_takes_the_tests_profile(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_matrix='''
+import pytest, termsim
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+@pytest.fixture
+async def term():
+    async with termsim.spawn(["sh", "-c", "echo $TERM; read x"]) as term:
+        yield term
+
+@pytest.mark.anyio
+@pytest.mark.termsim(profiles=["xterm", "kitty"])
+async def test_term(term):
+    await term.wait_for(lambda s: "xterm" in s.text, timeout=10)
+    assert term.profile.name in ("xterm", "kitty")
+    expected = {"xterm": "xterm-256color", "kitty": "xterm-kitty"}[term.profile.name]
+    assert expected in term.screen.text
+    assert term.profile.name in __import__("os").environ.get("PYTEST_CURRENT_TEST", "")
+''')
+    result = pytester.runpytest("-p", "no:randomly", "-v")
+    result.assert_outcomes(passed=2)
+
+
+def test_shake_says_it_does_not_replay_a_fixtures_sessions(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fx=FIXTURES)
+    result = pytester.runpytest("-p", "no:randomly", "-k", "answer_passes",
+                                "--termsim-shake=3")
+    result.assert_outcomes(passed=1)
+    text = result.stdout.str()
+    assert "termsim shake: 1 tests were not shaken:" in text
+    assert "test_answer_passes: its fixtures start sessions, which shake does not replay" \
+        in text

@@ -19,8 +19,10 @@ as the pytest plugin does.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -230,3 +232,33 @@ def matrix_combination(matrix: Matrix | None) -> Iterator[None]:
 def matrix_defaults() -> Matrix | None:
     """The combination this block runs in (None: no matrix)."""
     return _matrix.get()
+
+
+def carried(func: Callable[..., Any], values: Settings) -> Callable[..., Any]:
+    """``func`` (a coroutine function, or an async generator function: a
+    pytest fixture) with ``values`` applied where its body runs, which may
+    be a task made before them (anyio's runner). An async generator has them
+    up to its first ``yield`` only: what it starts there (a session and its
+    tasks) keeps them, and its teardown runs in whatever context ends it."""
+    if inspect.isasyncgenfunction(func):
+        @functools.wraps(func)
+        async def generator(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            steps = func(*args, **kwargs)
+            with applied(values):
+                value = await steps.__anext__()
+            yield value
+            try:
+                await steps.__anext__()
+            except StopAsyncIteration:
+                return
+            await steps.aclose()
+            raise RuntimeError(f"the fixture {func.__name__} yielded twice")
+
+        return generator
+
+    @functools.wraps(func)
+    async def coroutine(*args: Any, **kwargs: Any) -> Any:
+        with applied(values):
+            return await func(*args, **kwargs)
+
+    return coroutine
