@@ -271,7 +271,12 @@ PROGRAMS: dict[str, tuple[Callable[[Path], list[str] | None], Script, dict[str, 
                 _ipython, {"PYTHONSTARTUP": ""}),
     "less": (lambda tmp: [shutil.which("less"), _lines(tmp)]  # type: ignore[list-item]
              if shutil.which("less") else None, _less, {"LESS": "", "LESSHISTFILE": "-"}),
-    "vim": (lambda tmp: [shutil.which("vim"), "-u", "NONE", "-N", "-n", _lines(tmp)]  # type: ignore[list-item]
+    # noesckeys: vim takes Escape in insert mode at once, rather than when it
+    # knows it began no key code (a second later, or at the next key; till
+    # then it clears its mode line and draws it again, and a wait for the
+    # mode's end can match in between).
+    "vim": (lambda tmp: [shutil.which("vim"), "-u", "NONE", "-N", "-n",  # type: ignore[list-item]
+                         "-c", "set noesckeys", _lines(tmp)]
             if shutil.which("vim") else None, _vim, {}),
     "textual": (lambda tmp: program("textual_button.py"), _textual, {}),
 }
@@ -300,6 +305,9 @@ def test_a_real_program_s_generated_test_passes_live_on_replay_and_shaken(
     source = _check_generated(pytester, recording)
     if name == "bash":  # the three lines above the final screen's top row
         assert 'Text("line 35\\nline 36\\nline 37", region=Region.transcript())' in source
+    if name == "vim":  # "i" changed the mode before "hello " was typed: two calls
+        assert 'await term.press("i")\n' in source and 'await term.type("hello ")' in source
+        assert 'Text("-- INSERT --", region=Region.row(-1))' in source
 
 
 def test_record_test_writes_a_test_that_passes_and_codegen_takes_two_runs(

@@ -12,11 +12,24 @@ decides how to say it.
 A wait is kept where the step changed the screen; typed text whose only
 effect is its own echo gets none (the next key's wait covers it), which is
 how a person writes the test too.
+
+Typed text is one ``type()`` until the program reacts to a part of it
+otherwise than by echoing it: when the recording says the program read that
+part (a read report for it or a later input: the reports may come late,
+never early) and, before the next part was typed, it drew something that is
+not that text at the cursor or inserted in a row (vim's ``-- INSERT --``
+after ``i``, tmux's prompt after ``&``), the part was a command, and a lone
+character is a ``press()`` with a wait of its own; what follows is typed
+text again. Where no such screen came in between (typed too fast for it,
+or nothing drawn, or only the echo), the text stays one call, as it was
+sent.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import HistoryMark, Terminal
@@ -25,6 +38,9 @@ from ..events import Exit, Input, InputRead, Note, Output, Resize, TtyMode
 from ..recording.format import Recording
 from .keys import Key, decode
 
+#: Characters an echo drawn into a row (not at the terminal's cursor) may
+#: lag behind the typing and still be taken for the echo.
+ECHO_LAG = 8
 #: How the notes of ``termsim record``'s marks menu begin
 #: (``live/interactive.py``: ``MARK_SCREEN``...).
 MARK_PREFIX = "termsim: "
@@ -68,6 +84,10 @@ class Step:
     history: HistoryMark | None = None
     scrolled: int = 0
     transcript: str | None = None
+    #: For typed text: the screen when its last part was sent, and where
+    #: that part's screens begin in :attr:`screens`.
+    piece_before: Snapshot | None = None
+    piece_start: int = 0
 
     @property
     def text(self) -> str | None:
@@ -104,6 +124,9 @@ def read(recording: Recording) -> Session:
     exited = False
     start_marks: list[tuple[str, Snapshot, str]] = []
     marks = 0
+    # The last input the program is known to have read by the end.
+    read_by_end = max((e.index for e in recording.events if isinstance(e, InputRead)),
+                      default=0)
     for event in recording.events:
         if isinstance(event, Input | Resize) and (event.t > 0 or isinstance(event, Input)):
             marks += 1
@@ -121,19 +144,23 @@ def read(recording: Recording) -> Session:
                               application_cursor=terminal.screen.modes.application_cursor)
             for key in keys:
                 last = steps[-1] if steps else None
-                if key.kind == "text" and last is not None and last.text is not None:
+                if key.kind == "text" and last is not None and last.text is not None \
+                        and not _reacted(last, read_by_end):
                     # Typed on: the same type() (its echo is no step; what
                     # the typing drew, a completion menu, is its screens).
                     last.keys = [Key("text", last.text + str(key.value))]
                     last.index, last.read = marks, False
+                    last.piece_before, last.piece_start = terminal.screen, len(last.screens)
                     continue
-                _close(steps, terminal)
+                _close(steps, terminal, read_by_end)
                 steps.append(Step([key], event.t, terminal.screen, index=marks,
                                   history=terminal.history_mark(),
                                   scrolled=terminal.scrolled))
+                if key.kind == "text":
+                    steps[-1].piece_before = terminal.screen
         elif isinstance(event, Resize) and event.t > 0:
             apply_to_terminal(terminal, event)
-            _close(steps, terminal)
+            _close(steps, terminal, read_by_end)
             steps.append(Step([], event.t, terminal.screen, resize=(event.cols, event.rows),
                               index=marks))
         elif isinstance(event, Output):
@@ -153,18 +180,73 @@ def read(recording: Recording) -> Session:
             (steps[-1].marks if steps else start_marks).append((kind, terminal.screen, text))
         else:
             apply_to_terminal(terminal, event)
-    _close(steps, terminal)
+    _close(steps, terminal, read_by_end)
     argv = [str(a) for a in recording.header.get("argv") or []]
     return Session(argv, recording.cols, recording.rows, start, steps, exit_status, exited,
                    start_marks)
 
 
-def _close(steps: list[Step], terminal: Terminal) -> None:
+def _reacted(step: Step, read_by_end: int) -> bool:
+    """Whether the program read the text ``step`` typed last (by the end of
+    the recording: ``read_by_end``) and, before the next input, drew
+    something other than the echo of what the step typed."""
+    before = step.piece_before
+    screens = step.screens[step.piece_start:]
+    if step.index > read_by_end or before is None or not screens or step.text is None:
+        return False
+    after = screens[-1].snap
+    if after.lines == before.lines and after.cursor == before.cursor:
+        return False  # nothing drawn: not echoed (a password), or not yet
+    return not _echoed(step.text, step.before, after)
+
+
+def _width(text: str) -> int:
+    return sum(0 if unicodedata.combining(c) else
+               2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _echoed(text: str, before: Snapshot, after: Snapshot) -> bool:
+    """Whether ``after`` is ``before`` with ``text``, or the start of it (the
+    echo may lag behind the typing), echoed: the cursor moved on by its
+    width, or a row is the same with it inserted (a field whose cursor is
+    drawn, not the terminal's)."""
+    if (before.rows, before.cols) != (after.rows, after.cols):
+        return False
+    moved = (after.cursor.row - before.cursor.row) * after.cols \
+        + after.cursor.col - before.cursor.col
+    if moved > 0 and moved in set(accumulate(map(_width, text))):
+        return True
+    # Inserted: the whole text, or its start a few characters short.
+    starts = [text[:k] for k in range(len(text), max(0, len(text) - ECHO_LAG), -1)]
+    for row in range(after.rows):
+        was, now = before.lines[row], after.lines[row]
+        if was == now:
+            continue
+        for start in starts:
+            at = now.find(start)
+            while at >= 0:
+                if (now[:at] + now[at + len(start):]).split() == was.split():
+                    return True
+                at = now.find(start, at + 1)
+    return False
+
+
+def _as_key(step: Step, read_by_end: int) -> None:
+    """A lone character the program took as a command (it reacted, and did
+    not echo it) is a key the test presses."""
+    if step.text is not None and len(step.text) == 1 and step.piece_start == 0 \
+            and _reacted(step, read_by_end):
+        step.keys = [Key("key", "space" if step.text == " " else step.text)]
+
+
+def _close(steps: list[Step], terminal: Terminal, read_by_end: int) -> None:
     """The last step is over (the next begins, or the session ends): keep
-    its transcript if its output ran past a screenful."""
+    its transcript if its output ran past a screenful, and read a lone
+    character it typed as the key it was."""
     if not steps:
         return
     last = steps[-1]
+    _as_key(last, read_by_end)
     if last.history is not None and last.transcript is None \
             and terminal.scrolled - last.scrolled > terminal.rows:
         last.transcript = terminal.transcript(last.history)

@@ -20,6 +20,14 @@ The rules, and why:
   50 ms) before the end is a transient state: ``Sequence(that, the end)``.
 * A reply longer than the screen: the lines that scrolled off just above
   the final screen are awaited in ``Region.transcript()``.
+* A screen split into panes (``panes.py``): text in a row that runs through
+  more than one pane is awaited in its pane (``Region.rect``), not the row,
+  whose other panes show what they show then; where the text showed in the
+  pane before (the echo of the command that printed it), in the pane's part
+  of the row. The pane that holds the cursor (the one typed into) comes
+  first, and the text before the cursor is the pane's.
+* A step that only took text away (a menu closed) waits for the last row it
+  cleared to no longer show it (``~Text``).
 """
 
 from __future__ import annotations
@@ -27,14 +35,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
 from .masks import fixed_text, pattern_of, variable_spans
+from .panes import Layout, Pane
 from .steps import Screen
 
 #: Characters of a row, at most, awaited as its text (the end of a long row).
 ROW_TEXT = 60
-#: Characters left of the cursor, at most, that ``CursorAfter`` names.
+#: Characters left of the cursor, at most, that ``CursorAfter`` names (and
+#: up to :data:`CURSOR_WORD` more, to start at a word rather than inside it).
 CURSOR_TEXT = 12
+CURSOR_WORD = 8
 #: A bottom row's other text counts as a state shown on the way when it
 #: stayed this long (seconds) or this many screens.
 TRANSIENT_SECONDS = 0.05
@@ -78,9 +90,10 @@ def _said(line: str) -> str:
     return cut[cut.find(" ") + 1:] if " " in cut else cut
 
 
-def awaited_text(line: str, other: str | None, region: str, names: set[str]) -> str | None:
-    """``Text`` (or ``Regex`` if part of it varies) of what a row says; None
-    when it says too little to wait for (a border, a lone character)."""
+def _awaited(line: str, other: str | None) -> tuple[str, str] | None:
+    """What a row says, to wait for: ``("Text", its text)`` or, if part of
+    it varies, ``("Regex", a pattern)``; None when it says too little (a
+    border, a lone character)."""
     line = _said(line)
     if _words(line) < 2:
         return None
@@ -88,12 +101,36 @@ def awaited_text(line: str, other: str | None, region: str, names: set[str]) -> 
         other = other.strip(_FRAME)
     spans = variable_spans(line, other)
     if not spans:
-        names.update(("Text", "Region"))
-        return f"Text({line!r}, region={region})"
+        return "Text", line
     if len(fixed_text(line, spans)) < 3:
         return None  # nothing fixed enough to wait for
-    names.update(("Regex", "Region"))
-    return f"Regex({_raw(pattern_of(line, spans))}, region={region})"
+    return "Regex", pattern_of(line, spans)
+
+
+def _source(awaited: tuple[str, str], region: str, names: set[str]) -> str:
+    kind, value = awaited
+    names.update((kind, "Region"))
+    literal = repr(value) if kind == "Text" else _raw(value)
+    return f"{kind}({literal}, region={region})"
+
+
+def awaited_text(line: str, other: str | None, region: str, names: set[str]) -> str | None:
+    """``Text`` (or ``Regex`` if part of it varies) of what a row says; None
+    when it says too little to wait for (a border, a lone character)."""
+    awaited = _awaited(line, other)
+    return None if awaited is None else _source(awaited, region, names)
+
+
+def _shows(awaited: tuple[str, str], region: Region, snap: Snapshot) -> bool:
+    """Whether ``snap`` shows the awaited text in ``region``."""
+    kind, value = awaited
+    text = region.text(snap)
+    return value in text if kind == "Text" else re.search(value, text, re.M) is not None
+
+
+def _rect(top: int, left: int, bottom: int, right: int) -> tuple[str, Region]:
+    return (f"Region.rect({top}, {left}, {bottom}, {right})",
+            Region.rect(top, left, bottom, right))
 
 
 def _raw(pattern: str) -> str:
@@ -108,6 +145,33 @@ def _changed_rows(before: Snapshot, after: Snapshot) -> list[int]:
         return [r for r in range(after.rows) if after.lines[r].strip()]
     return [r for r in range(after.rows)
             if after.lines[r].rstrip() != before.lines[r].rstrip() and after.lines[r].strip()]
+
+
+def _cleared_rows(before: Snapshot, after: Snapshot) -> list[int]:
+    """The rows that showed text before and are blank after."""
+    if before.rows != after.rows:
+        return []
+    return [r for r in range(after.rows)
+            if before.lines[r].strip() and not after.lines[r].strip()]
+
+
+def _cursor_text(left: str) -> str:
+    """The end of the text left of the cursor, blanks kept (a prompt's
+    "❯ "): at most :data:`CURSOR_TEXT` characters, a few more to begin at
+    a word's start, or fewer to begin after a blank."""
+    if len(left) <= CURSOR_TEXT:
+        return left
+    cut = len(left) - CURSOR_TEXT
+    if not left[cut - 1].isspace() and not left[cut].isspace():  # inside a word
+        start = cut
+        while start > 0 and not left[start - 1].isspace():
+            start -= 1
+        if cut - start <= CURSOR_WORD:
+            cut = start
+        else:
+            blank = next((i for i in range(cut, len(left)) if left[i].isspace()), len(left))
+            cut = blank
+    return left[cut:].lstrip()
 
 
 def _common_prefix(texts: list[str]) -> str:
@@ -166,6 +230,60 @@ def _long_reply(transcript: str, final: Snapshot, names: set[str]) -> str | None
     return f"Text({chr(10).join(above)!r}, region=Region.transcript())"
 
 
+@dataclass
+class _Place:
+    """Where a changed row's text is awaited: the row (``pane`` None), or
+    columns ``left:right`` of it, in ``pane``."""
+
+    row: int
+    left: int
+    right: int
+    pane: Pane | None
+
+
+def _places(rows: list[int], before: Snapshot, final: Snapshot, layout: Layout) -> list[_Place]:
+    """The changed texts of ``rows``, last first: a row, or each pane's part
+    of a split row that changed (the right one first)."""
+    places: list[_Place] = []
+    same_size = (before.rows, before.cols) == (final.rows, final.cols)
+    for row in reversed(rows):
+        if not layout.split(row):
+            places.append(_Place(row, 0, final.cols, None))
+            continue
+        for left, right in reversed(layout.segments(row)):
+            if same_size and before.span(row, left, right) == final.span(row, left, right):
+                continue
+            pane = layout.pane(row, left, right)
+            if pane is not None:
+                places.append(_Place(row, left, right, pane))
+    return places
+
+
+def _in_place(place: _Place, final: Snapshot, other_final: Snapshot | None,
+              earlier: list[Snapshot], names: set[str]) -> str | None:
+    """The wait on the text at ``place``: in its row, or in its pane; in
+    the pane's part of the row where a screen before the last (``earlier``)
+    showed that text in the pane but not there (the echo of the command
+    that prints it), which a wait in the whole pane would take for it."""
+    rows = final.rows
+    same = other_final is not None and (other_final.rows, other_final.cols) == (
+        final.rows, final.cols)
+    if place.pane is None:
+        other = other_final.lines[place.row] if same and other_final is not None else None
+        return awaited_text(final.lines[place.row], other, region_of(place.row, rows), names)
+    other = other_final.span(place.row, place.left, place.right) \
+        if same and other_final is not None else None
+    awaited = _awaited(final.span(place.row, place.left, place.right), other)
+    if awaited is None:
+        return None
+    pane = place.pane
+    source, region = _rect(pane.top, pane.left, pane.bottom, pane.right)
+    row_source, row = _rect(place.row, place.left, place.row + 1, place.right)
+    if any(_shows(awaited, region, snap) and not _shows(awaited, row, snap) for snap in earlier):
+        source = row_source  # the pane showed it elsewhere first: in its row, then
+    return _source(awaited, source, names)
+
+
 def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
            other_final: Snapshot | None = None, transcript: str | None = None) -> Wait | None:
     """The wait after a step whose screens were ``screens`` (the last is
@@ -178,35 +296,49 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
     names: set[str] = set()
     rows = final.rows
     changed = _changed_rows(before, final)
+    cleared = _cleared_rows(before, final)
     cursor_row = final.cursor.row if final.cursor.visible else None
     answer = [r for r in changed if r != cursor_row]
     if typed and not answer:
         return None  # the echo of the typed text, nothing else
-    if not changed and final.cursor == before.cursor:
+    if not changed and not cleared and final.cursor == before.cursor:
         return None
     parts: list[str] = []
+    layout = Layout(final)
+    cursor_pane = layout.pane_at(cursor_row, final.cursor.col) \
+        if cursor_row is not None and final.cursor.col < final.cols else None
 
     def other_line(row: int) -> str | None:
         if other_final is None or other_final.rows != rows:
             return None
         return other_final.lines[row]
 
-    above = [r for r in answer if r != rows - 1]  # the bottom row is a state, below
-    for anchor in reversed(above):  # the last changed row that says something
-        text = awaited_text(final.lines[anchor], other_line(anchor), region_of(anchor, rows), names)
+    # The bottom row is a state, below, unless it runs through panes.
+    above = [r for r in answer if r != rows - 1 or layout.split(r)]
+    places = _places(above, before, final, layout)
+    if cursor_pane is not None:  # what the input changed is in the pane typed into
+        places.sort(key=lambda place: place.pane != cursor_pane)
+    earlier = [before, *(s.snap for s in screens[:-1])]
+    for place in places:  # the last changed text that says something
+        text = _in_place(place, final, other_final, earlier, names)
         if text is not None:
             parts.append(text)
             break
-    if rows - 1 in changed and rows - 1 != cursor_row:
+    if rows - 1 in changed and rows - 1 != cursor_row and not layout.split(rows - 1):
         text = awaited_text(final.lines[-1], other_line(rows - 1), region_of(rows - 1, rows), names)
         if text is not None:
             parts.append(text)
+    if not parts:  # it took text away: the last row it cleared shows it no more
+        for row in reversed(cleared):
+            gone = awaited_text(before.lines[row], None, region_of(row, rows), names)
+            if gone is not None:
+                parts.append(f"~{gone}")
+                break
     raw = screens[-1].raw
     if cursor_row is not None and raw:
-        left = final.span(cursor_row, 0, min(final.cursor.col, final.cols))
-        # The end of the text left of the cursor, blanks kept (a prompt's
-        # "❯ "); cut at a word when the row is longer.
-        tail = left[-CURSOR_TEXT:].lstrip() if len(left) > CURSOR_TEXT else left
+        start = cursor_pane.left if cursor_pane is not None else 0
+        left = final.span(cursor_row, start, min(final.cursor.col, final.cols))
+        tail = _cursor_text(left)
         if tail.strip(_FRAME) and not variable_spans(tail):
             parts.append(f"CursorAfter({tail!r})")
             names.add("CursorAfter")
