@@ -105,3 +105,25 @@ def test_a_gone_slave_decides_nothing() -> None:
     t.wrote(b"\r", 1)
     assert probe(t, None, False, R, W) == []
     assert t.pending
+
+
+def test_a_read_and_its_answer_seen_before_the_consumption_still_answer() -> None:
+    # Asked first, the queue still held the input; then, before the events
+    # were read, the program read it and drew its answer. The next probe
+    # sees the consumption, and no new event: the answer was the one seen.
+    t = ReadTracker()
+    t.wrote(b"\x1b", 1)
+    assert probe(t, 1, False, R, W) == []
+    assert probe(t, 0, True) == [(1, True)]
+    assert not t.pending
+
+
+def test_carried_events_never_make_an_answer_early() -> None:
+    t = ReadTracker()
+    t.wrote(b"a", 1)
+    t.wrote(b"b", 2)
+    # A read and a write, the inputs' arrival unknown: undecided.
+    assert probe(t, 1, False, R, W) == []
+    # Both read now; the last read came after that write: not answered yet.
+    assert probe(t, 0, True, R) == [(2, False)]
+    assert probe(t, 0, True, W) == [(2, True)]

@@ -30,7 +30,11 @@ program has read input *k* once it has consumed every byte up to the end of
   write (``MODIFY``) the program made. A write after the read that consumed
   an input is an *answer* to it. Which read consumed it is not known, so
   only a write after the *last* read seen by the time the consumption was
-  noticed counts: late, never early.
+  noticed counts: late, never early. The events of a probe that could not
+  yet tell the input was consumed stay for the next (from their last read
+  on): the program may have read it and answered between the moment
+  ``queued`` was asked and the moment the events were read, and the next
+  probe, which sees the consumption, must still see that answer.
 
 A probe happens in this order: ``queued`` is asked first, then the inotify
 events are read, then the PTY's output is drained. Everything the program
@@ -68,6 +72,9 @@ class ReadTracker:
         self._line_end = 0  # end of the last line terminator written
         self._writes: list[_Written] = []  # tracked writes not yet known to be read
         self._unanswered: int | None = None  # highest index read but not yet answered
+        #: Events from the last read of a probe that left a tracked input
+        #: unread: the read may be that input's, and what follows its answer.
+        self._carried: list[str] = []
 
     @property
     def pending(self) -> bool:
@@ -109,7 +116,9 @@ class ReadTracker:
             else:
                 self._consumed = max(self._consumed, self._arrived - queued)
                 self._arrived = max(self._arrived, self._consumed + queued)
-        events = list(events) if events is not None else None
+        if events is not None:
+            events = [*self._carried, *events]
+            self._carried = []
         # Inputs read before this probe were answered by a write that came
         # after the last read seen so far (the reads of this batch included).
         wrote_after_read = False
@@ -128,4 +137,8 @@ class ReadTracker:
             out.append((read_index, wrote_after_read))
             if not wrote_after_read and events is not None:
                 self._unanswered = read_index
+        if events is not None and any(w.index is not None for w in self._writes):
+            last_read = max((i for i, e in enumerate(events) if e == ACCESS), default=-1)
+            if last_read >= 0:
+                self._carried = events[last_read:]
         return out
