@@ -114,8 +114,10 @@ def test_a_read_and_its_answer_seen_before_the_consumption_still_answer() -> Non
     t = ReadTracker()
     t.wrote(b"\x1b", 1)
     assert probe(t, 1, False, R, W) == []
+    # The program may say nothing more: the tracker asks to be asked again.
+    assert t.recheck
     assert probe(t, 0, True) == [(1, True)]
-    assert not t.pending
+    assert not t.pending and not t.recheck
 
 
 def test_carried_events_never_make_an_answer_early() -> None:
@@ -124,6 +126,11 @@ def test_carried_events_never_make_an_answer_early() -> None:
     t.wrote(b"b", 2)
     # A read and a write, the inputs' arrival unknown: undecided.
     assert probe(t, 1, False, R, W) == []
+    assert t.recheck
+    # Asked again at once, with nothing new: still undecided, and no new
+    # read to place, so no asking again (no busy loop).
+    assert probe(t, 1, False) == []
+    assert not t.recheck
     # Both read now; the last read came after that write: not answered yet.
     assert probe(t, 0, True, R) == [(2, False)]
     assert probe(t, 0, True, W) == [(2, True)]

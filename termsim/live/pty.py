@@ -558,7 +558,11 @@ class PtySource:
                 await self._reads_pending.wait()
                 delay = READ_POLL[0]
                 continue
-            if probe.events_fd is not None:
+            if self.reads.recheck:
+                # A read was seen before its consumption was: ask again now,
+                # whether or not the program does anything more.
+                await anyio.lowlevel.checkpoint()
+            elif probe.events_fd is not None:
                 await anyio.wait_readable(probe.events_fd)
             else:
                 await anyio.sleep(delay)  # no inotify: the kernel cannot tell us

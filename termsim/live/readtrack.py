@@ -34,7 +34,9 @@ program has read input *k* once it has consumed every byte up to the end of
   yet tell the input was consumed stay for the next (from their last read
   on): the program may have read it and answered between the moment
   ``queued`` was asked and the moment the events were read, and the next
-  probe, which sees the consumption, must still see that answer.
+  probe, which sees the consumption, must still see that answer. Such a
+  probe asks for another at once (``recheck``): the program may have
+  nothing more to say, and no event would come to ask.
 
 A probe happens in this order: ``queued`` is asked first, then the inotify
 events are read, then the PTY's output is drained. Everything the program
@@ -75,6 +77,8 @@ class ReadTracker:
         #: Events from the last read of a probe that left a tracked input
         #: unread: the read may be that input's, and what follows its answer.
         self._carried: list[str] = []
+        #: The last probe saw a read it could not yet place: probe again now.
+        self.recheck = False
 
     @property
     def pending(self) -> bool:
@@ -116,6 +120,8 @@ class ReadTracker:
             else:
                 self._consumed = max(self._consumed, self._arrived - queued)
                 self._arrived = max(self._arrived, self._consumed + queued)
+        self.recheck = False
+        new_read = events is not None and ACCESS in events
         if events is not None:
             events = [*self._carried, *events]
             self._carried = []
@@ -141,4 +147,5 @@ class ReadTracker:
             last_read = max((i for i, e in enumerate(events) if e == ACCESS), default=-1)
             if last_read >= 0:
                 self._carried = events[last_read:]
+                self.recheck = new_read
         return out
