@@ -242,3 +242,45 @@ def test_a_rows_kept_text_is_always_the_text_of_its_cells(
         term._screen.settle()
         rows = [row_text(term._screen.buffer.get(y) or {}, snap.cols) for y in range(snap.rows)]
         assert rows == cells, step
+
+
+#: Besides the tokens above: scrolls of the whole screen and of a region,
+#: the alternate screen, and the sequences that move rows otherwise.
+_MOVES = st.sampled_from([
+    b"\n", b"\r\n", b"\n\n\n", b"\x1b[99;1H", b"\x1b[99;1Hbottom\r\n", b"\x1bD", b"\x1bE",
+    b"".join(b"row %d\r\n" % i for i in range(3)),
+    b"".join(b"a somewhat longer line number %d\r\n" % i for i in range(30)),
+    b"\x1b[1;1Htop", b"\x1b[32mgreen\x1b[m\r\n", b"\x1b[1;3r", b"\x1b[2;99r", b"\x1b[r",
+    b"\x1b[?1049h", b"\x1b[?1049l", b"\x1bM", b"\x1b[2L", b"\x1b[3M", b"\x1b[S", b"\x1b[2T",
+    b"\x1b[2J", b"\x1bc",
+])
+
+
+@given(
+    steps=st.lists(st.tuples(st.one_of(_TOKENS, _MOVES, st.tuples(st.integers(1, 90),
+                                                                   st.integers(1, 12))),
+                             st.booleans()), min_size=1, max_size=60),
+    reflow=st.booleans(), size=st.tuples(st.integers(1, 40), st.integers(1, 12)),
+)
+@settings(max_examples=examples(300), deadline=None, database=None)
+def test_snapshots_taken_now_and_then_equal_the_screen(
+    steps: list[tuple[bytes | tuple[int, int], bool]], reflow: bool, size: tuple[int, int],
+) -> None:
+    # The terminal keeps its copies of the rows a scroll only moved, moved
+    # (``Terminal._shift``); a snapshot taken after any mix of feeds and
+    # resizes must still show every row as the screen holds it.
+    term = Terminal(*size, emulation=Emulation(reflow=reflow))
+    for step, look in steps:
+        if isinstance(step, tuple):
+            term.resize(*step)
+        else:
+            term.feed(step)
+        if not look:
+            continue
+        snap = term.screen
+        screen = term._screen
+        screen.settle()
+        rows = [dict(screen.buffer.get(y) or {}) for y in range(snap.rows)]
+        assert [snap._row(y) for y in range(snap.rows)] == rows, step
+        assert list(snap.lines) == [row_text(r, snap.cols) for r in rows], step
+        assert snap.text == "\n".join(row_text(r, snap.cols).rstrip() for r in rows), step

@@ -200,6 +200,15 @@ class FrameEdges:
         """
         finder = self._finder
         parser = finder.parser
+        if b"\x1b" not in chunk and b"\xc2" not in chunk and not parser.pending \
+                and parser.open_string is None and not self._decoder.getstate()[0]:
+            # No sequence in it, and none cut short before it (lines of
+            # text: the usual read): no cut, and nothing held for the next
+            # chunk but what the decoder holds of a character cut short.
+            parser.reset()
+            if chunk and chunk[-1] >= 0x80:
+                self._decoder.decode(chunk[-3:])
+            return []
         if self._plain_state(parser) and b"\xc2" not in chunk:
             plain = self._plain(chunk, parser.pending)
             if plain is not None:

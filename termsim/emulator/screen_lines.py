@@ -13,12 +13,13 @@ plain way.
 
 from __future__ import annotations
 
+from typing import cast
+
 from pyte import modes as mo
-from pyte.screens import Char
+from pyte.screens import Char, StaticDefaultDict
 
 from .screen_cells import (
     _BLANK,
-    HistoryRow,
     TextRow,
     WrappedText,
     _kept,
@@ -27,6 +28,9 @@ from .screen_cells import (
 from .screen_charsets import _LAT1
 from .screen_draw import DrawOps
 from .styled import Step, StyledText, styled_cells, styled_row
+
+#: A row of the screen's buffer.
+Row = StaticDefaultDict[int, Char]
 
 
 class KeptRows(DrawOps):
@@ -103,7 +107,8 @@ class KeptRows(DrawOps):
         # Before: the old rows 0..bottom-1, then the produced rows (the first
         # in the empty bottom row), then a blank bottom row for the last LF.
         # The screen keeps the last `lines` of them; the rest scrolled off.
-        old: list[HistoryRow] = [buffer.get(y) for y in range(bottom)]
+        # (A buffer holds rows of cells, never text: None is a row never written.)
+        old: list[Row | None] = list(map(buffer.get, range(bottom)))
         if not self.alternate:
             gone = produced  # len(old) + produced + 1 - self.lines
             self.scrolled += gone
@@ -113,27 +118,36 @@ class KeptRows(DrawOps):
             self.history.extend(map(_kept, old[:min(gone, bottom)][-keep:]))
             if gone > bottom:
                 self.history.extend(rows[max(0, gone - bottom - keep):gone - bottom])
-        on_screen = (old + rows)[produced:] if produced < bottom else rows[produced - bottom:]
-        default = self.default_char
+        # The old rows that stay move up (rows never written have no entry),
+        # the produced ones follow them.
+        if produced < bottom:
+            moved, new, first = old[produced:], rows, bottom - produced
+        else:
+            moved, new, first = [], rows[produced - bottom:], 0
         buffer.clear()
-        for y, row in enumerate(on_screen):
-            if isinstance(row, str):
-                if row:
-                    # Its cells are made only if something asks for them
-                    # (``settle``): in a flood, the next read scrolls it off.
-                    line = TextRow(default, row + " " * (columns - len(row)))
-                    line.raw = row
-                    if isinstance(row, WrappedText) or (type(row) is StyledText and row.wrapped):
-                        line.wrapped = True  # type: ignore[attr-defined]
-                    buffer[y] = line
-                    self.unbuilt = True
-            elif row is not None:
-                buffer[y] = row
+        if None in moved:
+            buffer.update((y, row) for y, row in enumerate(moved) if row is not None)
+        else:
+            # (Hot: a few lines on a full screen.)
+            buffer.update(zip(range(first), cast("list[Row]", moved), strict=True))
+        default = self.default_char
+        for y, row in enumerate(new, first):
+            if row:
+                # Its cells are made only if something asks for them
+                # (``settle``): in a flood, the next read scrolls it off.
+                line = TextRow(default, row + " " * (columns - len(row)))
+                line.raw = row
+                if isinstance(row, WrappedText) or (type(row) is StyledText and row.wrapped):
+                    line.wrapped = True  # type: ignore[attr-defined]
+                buffer[y] = line
+                self.unbuilt = True
         self.cursor.x, self.cursor.y = 0, bottom
         text = next((t for t in reversed(lines) if t), "")
         if text:
             self.last_char = text[-1]
-        self.dirty.update(range(self.lines))
+        # The old rows moved up ``produced``; the produced rows and the empty
+        # bottom row below them are new.
+        self._shift_rows(produced, produced + 1)
 
     def settle(self) -> None:
         """Make the cells of the rows ``feed_lines`` left as text only.

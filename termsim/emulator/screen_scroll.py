@@ -60,7 +60,10 @@ class ScrollOps(MarginOps):
         attrs = cursor.attrs
         if attrs.bg != "default" or attrs.fg != "default":
             buffer[bottom] = self._blank_line(self._blank())  # type: ignore[arg-type]
-        self.dirty.update(range(top, bottom + 1))
+        if top == 0 and bottom == self.lines - 1:
+            self._shift_rows(1, 1)  # the other rows only moved
+        else:
+            self.dirty.update(range(top, bottom + 1))
 
     def reverse_index(self) -> None:
         """RI (``ESC M``): up one row, scrolling down at the top margin."""

@@ -113,12 +113,34 @@ class ScreenState(pyte.Screen):
         self.scrolled = 0
         #: Whether some rows on screen have no cells yet (``feed_lines``).
         self.unbuilt = False
+        #: Rows the whole screen moved up since ``Terminal`` last looked
+        #: (``_shift_rows``): it moves its copies of the unchanged rows too,
+        #: rather than copy every row again after a scroll.
+        self.shifted = 0
         super().__init__(columns, lines)
         # pyte's factory builds each new row through typing's generic alias
         # (``StaticDefaultDict[int, Char](...)``), slow on every scroll.
         self.buffer = defaultdict(self._new_line)
         self._other_buffer: defaultdict[int, StaticDefaultDict[int, Char]] = defaultdict(
             self._new_line)
+
+    def _shift_rows(self, k: int, new: int) -> None:
+        """The whole screen scrolled: every row moved up ``k``, and the
+        ``new`` bottom rows (``new >= k``) are new. ``dirty`` (the rows that
+        changed since ``Terminal`` last looked) moves with its rows, and
+        ``shifted`` says how far, so that ``Terminal`` moves its copies of
+        the other rows instead of copying them again (hot: a scrolling
+        screen, ``benchmarks/bench_wait_latency.py``). When every row is
+        changed anyway, they all just are, as before."""
+        dirty, lines = self.dirty, self.lines
+        if new >= lines or len(dirty) >= lines:
+            dirty.update(range(lines))
+            return
+        moved = [y - k for y in dirty if k <= y < lines]
+        dirty.clear()
+        dirty.update(moved)
+        dirty.update(range(lines - new, lines))
+        self.shifted += k
 
     @property
     def kitty_keyboard(self) -> list[int]:

@@ -112,8 +112,10 @@ class Snapshot:
     _default: Char
     _runs: list[tuple[Run, ...] | None] | None
     #: The text (``text``), made the first time it is asked for, in a list
-    #: shared with the copies ``with_input_ready`` makes: the same screen.
-    _text: list[str | None]
+    #: shared with the copies ``with_input_ready`` makes: the same screen;
+    #: its second item, the rows without their trailing blanks, if the
+    #: terminal had them (None: ``text`` strips ``lines``).
+    _text: list[Any]
     #: The last copy ``with_input_ready`` made (None: none yet), so that a
     #: wait's every look at one screen gets the one object, and its caches.
     _ready: Snapshot | None
@@ -122,7 +124,7 @@ class Snapshot:
         self, *, cols: int, rows: int, cells: tuple[Row | str, ...], lines: tuple[str, ...],
         cursor: Cursor, title: str, alternate: bool, modes: Modes, generation: int,
         input_ready: bool | None = None, default: Char | None = None,
-        signals: Signals = EMPTY,
+        signals: Signals = EMPTY, stripped: tuple[str, ...] | None = None,
     ) -> None:
         set_ = object.__setattr__
         set_(self, "cols", cols)
@@ -139,7 +141,7 @@ class Snapshot:
         set_(self, "_default", default or Char(" "))
         set_(self, "_runs", None)
         set_(self, "_built", None)
-        set_(self, "_text", [None])
+        set_(self, "_text", [None, stripped])
         set_(self, "_ready", None)
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -239,9 +241,11 @@ class Snapshot:
         Made once per screen: every whole-screen ``Text`` and ``Regex`` of
         every wait reads it (hot: ``benchmarks/bench_wait_latency.py``)."""
         memo = self._text
-        text = memo[0]
+        text: str | None = memo[0]
         if text is None:
-            text = memo[0] = "\n".join(map(str.rstrip, self.lines))
+            stripped = memo[1]
+            text = memo[0] = "\n".join(
+                map(str.rstrip, self.lines) if stripped is None else stripped)
         return text
 
     def cell(self, row: int, col: int) -> Cell:

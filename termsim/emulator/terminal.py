@@ -163,6 +163,8 @@ class Terminal(LinesFastPath, TerminalSignals):
         # none yet (``TermScreen.settle``).
         self._rows_cache: list[dict[int, Char] | str] = [{} for _ in range(rows)]
         self._text_cache: list[str] = [" " * cols for _ in range(rows)]
+        #: The same without trailing blanks (what ``Snapshot.text`` joins).
+        self._stripped_cache: list[str] = ["" for _ in range(rows)]
         self._stale: set[int] = set()
         self._state = self._signature()
         self._snapshot: Snapshot | None = None
@@ -208,6 +210,9 @@ class Terminal(LinesFastPath, TerminalSignals):
 
     def _finish_feed(self) -> bytes:
         screen = self._screen
+        if screen.shifted:
+            self._shift(screen.shifted)
+            screen.shifted = 0
         if screen.dirty:
             self._stale.update(screen.dirty)
             screen.dirty.clear()
@@ -227,6 +232,25 @@ class Terminal(LinesFastPath, TerminalSignals):
         replies = b"".join(self._replies)
         self._replies.clear()
         return replies
+
+    def _shift(self, k: int) -> None:
+        """The whole screen scrolled ``k`` rows up since the last feed
+        (``TermScreen._shift_rows``, whose ``dirty`` already says which rows
+        changed, where they are now): the copies of the rows that only
+        moved move too, and the next snapshot copies only the changed ones
+        (after a read of a few lines, a few rows, not the whole screen)."""
+        rows, stale = self.rows, self._stale
+        if k >= rows or len(stale) >= rows:
+            stale.update(range(rows))
+            return
+        cells, text, stripped = self._rows_cache, self._text_cache, self._stripped_cache
+        cells[:] = cells[k:] + cells[:k]
+        text[:] = text[k:] + text[:k]
+        stripped[:] = stripped[k:] + stripped[:k]
+        moved = [y - k for y in stale if k <= y < rows]
+        stale.clear()
+        stale.update(moved)
+        stale.update(range(rows - k, rows))
 
     def _signature(self) -> tuple[object, ...]:
         s = self._screen
@@ -261,8 +285,10 @@ class Terminal(LinesFastPath, TerminalSignals):
         self._screen.resize(rows, cols)
         self._rows_cache = [{} for _ in range(rows)]
         self._text_cache = [" " * cols for _ in range(rows)]
+        self._stripped_cache = ["" for _ in range(rows)]
         self._stale = set(range(rows))
         self._screen.dirty.clear()
+        self._screen.shifted = 0
         self.generation += 1
         self._state = self._signature()
         return inband_resize_report(self._screen) or b""
@@ -454,6 +480,7 @@ class Terminal(LinesFastPath, TerminalSignals):
         s = self._screen
         rows, cols = self.rows, self.cols
         rows_cache, text_cache = self._rows_cache, self._text_cache
+        stripped = self._stripped_cache
         buffer = s.buffer
         for y in self._stale:
             if y < rows:
@@ -461,13 +488,16 @@ class Terminal(LinesFastPath, TerminalSignals):
                 if type(line) is TextRow and line.raw is not None:
                     # No cells yet: the snapshot makes them if asked.
                     rows_cache[y] = line.raw
-                    text_cache[y] = line.text  # type: ignore[assignment]
-                    continue
-                row = dict(line) if line else {}
-                rows_cache[y] = row
-                # A row that still knows its text (TextRow) saves rebuilding it.
-                text = line.text if type(line) is TextRow else None
-                text_cache[y] = text if text is not None else row_text(row, cols)
+                    text = line.text
+                else:
+                    row = dict(line) if line else {}
+                    rows_cache[y] = row
+                    # A row that still knows its text (TextRow) saves rebuilding it.
+                    text = line.text if type(line) is TextRow else None
+                    if text is None:
+                        text = row_text(row, cols)
+                text_cache[y] = text  # type: ignore[assignment]
+                stripped[y] = text.rstrip()  # type: ignore[union-attr]
         self._stale.clear()
         cursor = s.cursor
         signals = self._signals
@@ -478,6 +508,7 @@ class Terminal(LinesFastPath, TerminalSignals):
             cursor=Cursor(cursor.y, min(cursor.x, cols - 1), not cursor.hidden),
             title=s.title, alternate=s.alternate, modes=self.modes,
             generation=self.generation, default=s.default_char, signals=signals.signals,
+            stripped=tuple(stripped),
         )
         self._snapshot = snap
         return snap
