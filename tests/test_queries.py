@@ -17,7 +17,7 @@ import pytest
 
 import termsim
 from termsim import Terminal, Text
-from termsim.emulator.queries import _TCAP_KEYS, _TCAP_STRINGS, tcap_value
+from termsim.emulator.tcap import _TCAP_KEYS, _TCAP_STRINGS, tcap_value
 
 
 def ask(data: bytes, **kwargs: object) -> bytes:

@@ -48,8 +48,8 @@ from pyte import modes as mo
 from pyte.screens import Char
 
 from .screen import Protected, TermScreen
-from .screen_modes import INBAND_RESIZE
 from .sgr import EXTRA
+from .tcap import tcap_value
 from .xterm import BACKGROUND as BACKGROUND  # defined here first, still read from here
 from .xterm import FOREGROUND as FOREGROUND
 from .xterm import XTERM_PATCH
@@ -178,20 +178,6 @@ def _decrqm(screen: TermScreen, request: Request) -> str | None:
     return f"\x1b[{request.private}{mode};{state}$y"
 
 
-def inband_resize_report(screen: TermScreen) -> bytes | None:
-    """``CSI 48 ; rows ; cols ; height_px ; width_px t`` where the program
-    asked for in-band resize reports and the profile's terminal sends them,
-    else None. kitty sends one when the mode is set and after each resize
-    (kitty/screen.c ``set_mode_from_const``, INBAND_RESIZE_NOTIFICATION;
-    kitty/window.py ``notify_child_of_resize``); the pixel sizes are the
-    screen's cells times ``cell_size``, as ``CSI 14 t`` says."""
-    if INBAND_RESIZE << 5 not in screen.mode or not screen.offers(INBAND_RESIZE):
-        return None
-    width, height = screen.cell_size
-    rows, cols = screen.lines, screen.columns
-    return f"\x1b[48;{rows};{cols};{rows * height};{cols * width}t".encode()
-
-
 def _pixels(code: int) -> Answer:
     """XTWINOPS pixel sizes from the cell size: the text area (``CSI 14 t`` ->
     4), the screen (15 -> 5, the same: a terminal in a test is all text
@@ -297,54 +283,6 @@ def _decrqss(screen: TermScreen, request: Request) -> str:
     else:
         return "\x1bP0$r\x1b\\"
     return f"\x1bP1$r{value}\x1b\\"
-
-
-#: Terminfo (and termcap) names of the keys XTGETTCAP answers, and the key
-#: termsim sends for each (``_keys``), in keypad-transmit mode as terminfo
-#: describes them: ``kcuu1`` is ``ESC O A``. kf13-kf60 are F1-F12 with shift,
-#: ctrl, ctrl+shift and alt, as in xterm's terminfo.
-_TCAP_KEYS: Mapping[str, str] = {
-    **dict.fromkeys(("kcuu1", "ku"), "up"), **dict.fromkeys(("kcud1", "kd"), "down"),
-    **dict.fromkeys(("kcuf1", "kr"), "right"), **dict.fromkeys(("kcub1", "kl"), "left"),
-    **dict.fromkeys(("khome", "kh"), "home"), **dict.fromkeys(("kend", "@7"), "end"),
-    **dict.fromkeys(("kbs", "kb"), "backspace"), **dict.fromkeys(("kdch1", "kD"), "delete"),
-    **dict.fromkeys(("kich1", "kI"), "insert"), **dict.fromkeys(("knp", "kN"), "pagedown"),
-    **dict.fromkeys(("kpp", "kP"), "pageup"), **dict.fromkeys(("kcbt", "kB"), "shift+tab"),
-    **dict.fromkeys(("kDC", "*4"), "shift+delete"), **dict.fromkeys(("kEND", "*7"), "shift+end"),
-    **dict.fromkeys(("kHOM", "#2"), "shift+home"), **dict.fromkeys(("kIC", "#3"), "shift+insert"),
-    **dict.fromkeys(("kLFT", "#4"), "shift+left"), **dict.fromkeys(("kRIT", "%i"), "shift+right"),
-    **dict.fromkeys(("kNXT", "%c"), "shift+pagedown"),
-    **dict.fromkeys(("kPRV", "%e"), "shift+pageup"),
-    **{f"kf{n + 12 * i}": f"{mods}f{n}" for i, mods in enumerate(
-        ("", "shift+", "ctrl+", "ctrl+shift+", "alt+")) for n in range(1, 13)},
-    **{f"k{n % 10}": f"f{n}" for n in range(1, 11)}, "k;": "f10", "F1": "f11", "F2": "f12",
-}
-
-
-#: What xterm-256color's terminfo says of the keys termsim has no name for:
-#: the keypad in application mode, and the bracketed-paste brackets.
-_TCAP_STRINGS: Mapping[str, str] = {
-    **dict.fromkeys(("ka1", "K1"), "\x1bOw"), **dict.fromkeys(("ka3", "K3"), "\x1bOy"),
-    **dict.fromkeys(("kb2", "K2"), "\x1bOu"), **dict.fromkeys(("kc1", "K4"), "\x1bOq"),
-    **dict.fromkeys(("kc3", "K5"), "\x1bOs"), **dict.fromkeys(("kent", "@8"), "\x1bOM"),
-    "PS": "\x1b[200~", "PE": "\x1b[201~",
-}
-
-
-def tcap_value(name: str, screen: TermScreen) -> str | None:
-    """What XTGETTCAP answers for one capability name (None: unknown)."""
-    from .keys import key_bytes  # the one place that knows what each key sends
-
-    if name in ("TN", "name"):
-        return screen.term_name
-    if name in ("Co", "colors"):
-        return "256" if "256" in screen.term_name else "8"
-    if name in _TCAP_STRINGS:
-        return _TCAP_STRINGS[name]
-    key = _TCAP_KEYS.get(name)
-    if key is None:
-        return None
-    return key_bytes(key, application_cursor=True).decode()
 
 
 def _xtgettcap(screen: TermScreen, request: Request) -> str:

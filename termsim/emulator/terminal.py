@@ -62,18 +62,17 @@ from .emulation import Emulation
 from .hygiene import Leftover, leftovers, modes_on
 from .profiles import Profile, profile_named
 from .queries import (
-    KINDS,
     QUERY_KINDS,
     Policy,
     Query,
-    Request,
     check_policy,
-    inband_resize_report,
     printable,
 )
 from .screen import TermScreen, TextRow
 from .signals import SignalLog
 from .snapshot import Cursor, Modes, Snapshot, row_text
+from .terminal_answers import QUERY_LOG as QUERY_LOG
+from .terminal_answers import TerminalAnswers, inband_resize_report
 from .terminal_lines import _FAST_LINES, LinesFastPath
 from .terminal_signals import TerminalSignals
 from .tokenizer import Parser
@@ -81,8 +80,6 @@ from .tokenizer import Parser
 __all__ = ["QUERY_KINDS", "Policy", "Query", "Terminal", "printable"]
 
 
-#: How many of the most recent queries ``Terminal.queries`` keeps.
-QUERY_LOG = 1000
 _MOUSE_MODES = ((1003, "any"), (1002, "button"), (1000, "normal"), (9, "x10"))
 _MOUSE_ENCODINGS = ((1006, "sgr"), (1015, "urxvt"), (1005, "utf8"))
 
@@ -94,7 +91,7 @@ class HistoryMark(NamedTuple):
     scrolled: int
 
 
-class Terminal(LinesFastPath, TerminalSignals):
+class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
     """A virtual terminal: feed it a program's output, get replies and screens.
 
     ``policy`` maps a query kind (see :data:`QUERY_KINDS`) to a
@@ -292,88 +289,6 @@ class Terminal(LinesFastPath, TerminalSignals):
         self.generation += 1
         self._state = self._signature()
         return inband_resize_report(self._screen) or b""
-
-    def _inband_resize(self) -> None:
-        """The program set mode 2048: the size goes out at once, among the
-        replies of this read, in order."""
-        report = inband_resize_report(self._screen)
-        if report is not None:
-            self._replies.append(report)
-
-    def _offset_of(self, index: int) -> int:
-        """Byte offset in the output stream of character ``index`` of the text
-        being parsed (exact, thanks to ``surrogateescape``); -1 is a string
-        that began in an earlier chunk."""
-        if index < 0:
-            return self._string_offset
-        buffer = self._buffer
-        known, fed, at, offset = self._offset_known
-        if known is buffer and fed == self.bytes_fed and at <= index:
-            # A later query of the same read (prompt_toolkit asks for the
-            # cursor's position every frame): count from the one before.
-            offset += len(buffer[at:index].encode("utf-8", "surrogateescape"))
-        else:
-            undecoded = len(self._decoder.getstate()[0])
-            tail = buffer[index:].encode("utf-8", "surrogateescape")
-            offset = self.bytes_fed - undecoded - len(tail)
-        self._offset_known = (buffer, self.bytes_fed, index, offset)
-        return offset
-
-    def _ask(self, request: Request, index: int) -> None:
-        """Log the query the dispatcher recognised at character ``index``,
-        answered from the table (``queries.py``) as the policy says."""
-        self._answer(request, printable(request.text), index)
-
-    def _answer(self, request: Request, text: str, index: int) -> None:
-        """``_ask``, with the request's printable ``text`` made already: the
-        dispatcher keeps this call for a CSI query met before."""
-        kind = request.kind
-        reply = KINDS[kind].answer(self._screen, request)
-        offset = self._offset_of(index)
-        if reply is None:
-            query = Query(kind, text, offset, None, "unsupported")
-        else:
-            policy = self.policy.get(kind, "answer")
-            data = reply.encode()
-            if policy == "ignore":
-                query = Query(kind, text, offset, data, "ignored")
-            elif isinstance(policy, str):
-                query = Query(kind, text, offset, data)
-                self._replies.append(data)
-            else:
-                query = Query(kind, text, offset, data, "deferred", delay=float(policy))
-                self._deferred.append(query)
-        self.queries.append(query)
-        self.query_count += 1
-        if len(self.queries) > QUERY_LOG:
-            del self.queries[0]
-
-    def take_deferred(self) -> list[Query]:
-        """Deferred queries not yet handed out, oldest first: send each one's
-        ``reply`` ``delay`` seconds after it was read, then call
-        :meth:`deferred_answered`."""
-        deferred, self._deferred = self._deferred, []
-        return deferred
-
-    def deferred_answered(self, reply: bytes | None = None) -> Query | None:
-        """Mark the oldest query still ``"deferred"`` (with this ``reply``, if
-        given) as ``"answered"``, and return it (``None`` if there is none).
-
-        A live session calls this when it sends a deferred reply, a replay
-        when it meets a recorded reply; either way it is no longer handed
-        out by :meth:`take_deferred`. A recorded reply that answered a query
-        at once matches no deferred one, and changes nothing.
-        """
-        query = next((q for q in self.queries if q.status == "deferred"
-                      and (reply is None or q.reply == reply)), None)
-        if query is not None:
-            query.status = "answered"
-            self._deferred = [q for q in self._deferred if q is not query]
-        return query
-
-    def unanswered(self) -> list[Query]:
-        """Queries the program is still waiting for, oldest first."""
-        return [q for q in self.queries if q.unanswered]
 
     def history_mark(self) -> HistoryMark:
         """Where a transcript starts: the screen now, and how many rows have
