@@ -134,3 +134,23 @@ def test_carried_events_never_make_an_answer_early() -> None:
     # Both read now; the last read came after that write: not answered yet.
     assert probe(t, 0, True, R) == [(2, False)]
     assert probe(t, 0, True, W) == [(2, True)]
+
+
+def test_what_is_carried_stays_two_events_however_long_the_program_writes() -> None:
+    t = ReadTracker()
+    t.wrote(b"q", 1)
+    assert probe(t, 1, False, R, W) == []
+    for _ in range(1000):  # it draws and draws; the input is still queued
+        assert probe(t, 1, False, W) == []
+    assert len(t._carried) <= 2
+    assert probe(t, 0, True) == [(1, True)]
+
+
+def test_lost_events_drop_what_was_carried() -> None:
+    t = ReadTracker()
+    t.wrote(b"x", 1)
+    assert probe(t, 1, False, R, W) == []
+    # The queue overflowed: the read that took the input may be among the
+    # events lost, after that write. The write must not answer it.
+    assert probe(t, 1, False, inotify=False) == []
+    assert probe(t, 0, True) == [(1, False)]

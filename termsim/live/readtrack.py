@@ -124,7 +124,9 @@ class ReadTracker:
         new_read = events is not None and ACCESS in events
         if events is not None:
             events = [*self._carried, *events]
-            self._carried = []
+        # (Events lost, an inotify overflow: what was carried may come from
+        # before a read nobody saw, and must not answer it.)
+        self._carried = []
         # Inputs read before this probe were answered by a write that came
         # after the last read seen so far (the reads of this batch included).
         wrote_after_read = False
@@ -146,6 +148,7 @@ class ReadTracker:
         if events is not None and any(w.index is not None for w in self._writes):
             last_read = max((i for i, e in enumerate(events) if e == ACCESS), default=-1)
             if last_read >= 0:
-                self._carried = events[last_read:]
+                # All that matters of them: a read, and whether a write followed.
+                self._carried = [ACCESS, MODIFY] if MODIFY in events[last_read:] else [ACCESS]
                 self.recheck = new_read
         return out
