@@ -41,6 +41,7 @@ be shrunk to its fewest operations, and described in words.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections.abc import Sequence
@@ -263,7 +264,7 @@ def random_variant(events: Sequence[Event], rng: random.Random) -> Perturbation:
                 ops.append(Split(at))
                 if pauses.random() < 0.3:
                     room = _pause_limit(waits, event.t)
-                    pause = round(min(pauses.uniform(MIN_GAP, PAUSE), room), 3)
+                    pause = _milliseconds(min(pauses.uniform(MIN_GAP, PAUSE), room))
                     if pause >= MIN_GAP:
                         ops.append(Pause(at, pause))
                         _spend(waits, event.t, pause, inclusive=True)
@@ -277,10 +278,16 @@ def random_variant(events: Sequence[Event], rng: random.Random) -> Perturbation:
             if gap >= MIN_GAP:
                 factor = rng.uniform(*STRETCH)
                 limit = _stretch_limit(waits, events[i - 1].t, gap)
-                factor = round(min(factor, limit), 3)
+                factor = _milliseconds(min(factor, limit))
                 ops.append(Stretch(i, factor))
                 _spend(waits, events[i - 1].t, gap * max(0.0, factor - 1), inclusive=False)
     return Perturbation(tuple(ops))
+
+
+def _milliseconds(value: float) -> float:
+    """``value`` to three decimals (as variants are written), rounded down:
+    never past the limit it was held to."""
+    return math.floor(value * 1000) / 1000
 
 
 class _WaitSpan:
