@@ -387,9 +387,10 @@ def pytest_runtest_makereport(
     if report.when != "call":
         return _fixture_recordings(item, report)
     made = item.stash.get(_KEY, [])
+    fixtures = item.stash.get(_FIXTURE_KEY, [])
     attempts = item.stash.setdefault(_ATTEMPTS, [])
     outcome = str(report.outcome)
-    attempts.append((outcome, list(made)))
+    attempts.append((outcome, fixtures + made))
     for golden, golden_outcome in item.stash.get(_GOLDENS, []):
         report.user_properties.append(("termsim_golden", (golden, golden_outcome)))
     item.stash[_GOLDENS] = []
@@ -404,9 +405,10 @@ def pytest_runtest_makereport(
     # "rerun": that attempt's recordings are evidence too.
     failed_before = [paths for result, paths in attempts[:-1] if result in ("rerun", "failed")]
     if report.passed and failed_before:
-        report.user_properties.append(("termsim_flaky", _flaky(item, failed_before[-1], made)))
+        report.user_properties.append(("termsim_flaky", _flaky(item, failed_before[-1],
+                                                               fixtures + made)))
+        item.stash[_FAILED_PHASE] = True  # the fixtures' files stay too: evidence
         return report  # both attempts' recordings are kept
-    fixtures = item.stash.get(_FIXTURE_KEY, [])
     if report.failed or outcome == "rerun":
         item.stash[_FAILED_PHASE] = True
     failed: bool = item.stash.get(_FAILED_PHASE, False)
@@ -433,9 +435,15 @@ def _fixture_recordings(item: pytest.Item, report: pytest.TestReport) -> pytest.
     fixtures = item.stash.get(_FIXTURE_KEY, [])
     if not fixtures:
         return report
-    failed = report.failed or item.stash.get(_FAILED_PHASE, False)
+    # pytest-rerunfailures reports a failed attempt it will retry as "rerun".
+    failing = report.failed or str(report.outcome) == "rerun"
+    if failing and report.when == "setup":
+        # An attempt that ended in its setup (a fixture's wait failed): a
+        # rerun that passes makes the test flaky, with these as evidence.
+        item.stash.setdefault(_ATTEMPTS, []).append((str(report.outcome), list(fixtures)))
+    failed = failing or item.stash.get(_FAILED_PHASE, False)
     item.stash[_FAILED_PHASE] = failed
-    if report.failed:
+    if failing:
         report.sections.append(("termsim recordings", describe_recordings(
             fixtures, lambda path: _relative(path, item.config))))
     elif report.when == "teardown" and not failed \

@@ -310,3 +310,59 @@ def test_shake_says_it_does_not_replay_a_fixtures_sessions(pytester: pytest.Pyte
     assert "termsim shake: 1 tests were not shaken:" in text
     assert "test_answer_passes: its fixtures start sessions, which shake does not replay" \
         in text
+
+
+FLAKY_FIXTURES = '''
+import pytest, termsim
+from pathlib import Path
+from termsim import Text
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+def _word(name):
+    flag = Path(__file__).with_name(name)
+    word = "second" if flag.exists() else "first"
+    flag.touch()
+    return word
+
+@pytest.fixture
+async def in_setup():
+    word = _word("setup-attempted")
+    async with termsim.spawn(["sh", "-c", f"echo {word}; read x"]) as term:
+        await term.wait_for(Text("second"), timeout=0.5)  # the first attempt fails here
+        yield term
+
+@pytest.fixture
+async def in_call():
+    word = _word("call-attempted")
+    async with termsim.spawn(["sh", "-c", f"echo {word}; read x"]) as term:
+        yield term
+
+@pytest.mark.anyio
+async def test_flaky_setup(in_setup):
+    pass
+
+@pytest.mark.anyio
+async def test_flaky_call(in_call):
+    await in_call.wait_for(Text("second"), timeout=0.5)
+'''
+
+
+def test_a_fixture_that_fails_then_passes_on_a_rerun_is_flaky_with_its_recordings(
+    pytester: pytest.Pytester,
+) -> None:
+    pytest.importorskip("pytest_rerunfailures")
+    pytester.makepyfile(test_ff=FLAKY_FIXTURES)
+    result = pytester.runpytest("-p", "no:randomly", "--reruns", "1", "--termsim-flaky=fail")
+    assert result.ret == 1  # two tests needed a rerun, and nothing allows them
+    summary = result.stdout.str().split("termsim flaky")[1]
+    for name in ("test_flaky_setup", "test_flaky_call"):
+        assert f"{name}: failed, then passed on a rerun" in summary
+        assert f"failed attempt: .termsim/test_ff.py__{name}.tsr" in summary
+        assert f"passing attempt: .termsim/test_ff.py__{name}-2.tsr" in summary
+    # Both attempts' files stay, the passing one's too.
+    assert [p.name for p in recordings(pytester.path / ".termsim")] == [
+        "test_ff.py__test_flaky_call-2.tsr", "test_ff.py__test_flaky_call.tsr",
+        "test_ff.py__test_flaky_setup-2.tsr", "test_ff.py__test_flaky_setup.tsr"]
