@@ -63,3 +63,11 @@ def shape(line: str) -> str:
     pattern = re.escape(line.rstrip())
     pattern = re.sub(r"\d+", r"\\d+", pattern)
     return re.sub(r"'[^']*(?:\\ [^']*)*'", "'.*'", pattern)
+
+
+def untaken(names: list[str], call: str) -> tuple[set[str], set[str]]:
+    """Which of the blocks ``names`` no test takes (by calling ``call("NAME")``
+    in a test module), and which names tests take that are not there."""
+    sources = "\n".join(p.read_text() for p in (ROOT / "tests").glob("test_*.py"))
+    taken = set(re.findall(rf"""\b{call}\(\s*["']([\w-]+)["']""", sources))
+    return set(names) - taken, taken - set(names)

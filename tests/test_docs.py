@@ -49,7 +49,7 @@ from typing import Any
 import msgpack
 import pytest
 from conftest import inherited_env, program, stubborn_pids
-from readme import ROOT, fenced
+from readme import ROOT, fenced, untaken
 from tmux_pane import tmux_available
 
 import termsim
@@ -89,10 +89,9 @@ def test_every_docs_block_is_named_once_and_taken_by_a_test() -> None:
         names += [b.name for b in found]
     assert names, "no block in docs/ at all: the pattern below would pass vacuously"
     assert len(names) == len(set(names)), f"names used twice: {names}"
-    sources = "\n".join(p.read_text() for p in TESTS.glob("test_*.py"))
-    taken = set(re.findall(r"""docs_fence\(\s*["']([\w-]+)["']""", sources))
-    assert set(names) - taken == set(), "docs/ blocks no test takes"
-    assert taken - set(names) == set(), "tests take blocks docs/ no longer has"
+    missing, gone = untaken(names, "docs_fence")
+    assert missing == set(), "docs/ blocks no test takes"
+    assert gone == set(), "tests take blocks docs/ no longer has"
 
 
 def test_a_docs_block_without_a_name_is_found() -> None:

@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from readme import README, ROOT, block, blocks
+from readme import README, ROOT, block, blocks, untaken
 
 import termsim
 
@@ -31,10 +31,9 @@ def test_every_block_is_named_once_and_taken_by_a_test() -> None:
     assert not unnamed, f"README.md blocks without <!-- readme: NAME --> at lines {unnamed}"
     names = [b.name for b in found]
     assert len(names) == len(set(names)), f"names used twice: {names}"
-    sources = "\n".join(p.read_text() for p in TESTS.glob("test_*.py"))
-    taken = set(re.findall(r"""block\(\s*["']([\w-]+)["']""", sources))
-    assert set(names) - taken == set(), "README blocks no test takes"
-    assert taken - set(names) == set(), "tests take blocks the README no longer has"
+    missing, gone = untaken(names, "block")
+    assert missing == set(), "README blocks no test takes"
+    assert gone == set(), "tests take blocks the README no longer has"
 
 
 def test_a_block_without_a_name_or_a_test_is_found() -> None:

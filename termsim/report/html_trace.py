@@ -26,7 +26,7 @@ from ..events import InputRead, Output
 from ..recording.format import Recording
 from .draw import escape
 from .html_screens import FrameEncoder
-from .steps import Failure, Step, Story, story
+from .steps import Failure, Step, Story, evenly, story
 
 #: Output shown per step, at most (its first and last bytes).
 STEP_BYTES = 6000
@@ -38,15 +38,6 @@ BETWEEN = 24
 TOKEN_KINDS = ["text", "control", "csi", "esc", "osc", "dcs", "sos", "pm", "apc", "dropped"]
 
 
-def _evenly(items: list[int], room: int) -> list[int]:
-    if len(items) <= room:
-        return items
-    if room <= 1:
-        return items[-1:]
-    last = len(items) - 1
-    return sorted({items[round(k * last / (room - 1))] for k in range(room)})
-
-
 def trace_data(recording: Recording, encoder: FrameEncoder,
                max_frames: int) -> tuple[dict[str, Any], Story, Snapshot]:
     """The page's data: ``frames`` (the screens, in time order), ``steps``,
@@ -54,7 +45,7 @@ def trace_data(recording: Recording, encoder: FrameEncoder,
     events = recording.events
     outputs = [i + 1 for i, e in enumerate(events) if isinstance(e, Output)]
     # Evenly spaced screens for the scrubber (the first and last always).
-    fill = set(_evenly(outputs, max(max_frames - 1, 1)))
+    fill = set(evenly(outputs, max(max_frames - 1, 1)))
     told = story(recording, extra=fill, between=BETWEEN)
     positions = sorted(told.screens)
     frames: list[dict[str, Any]] = []

@@ -158,7 +158,8 @@ def wait_title(w: WaitRecord, duration: float) -> str:
     return f"wait for {w.predicate}: {w.outcome} after {end - w.start:.3f} s"
 
 
-def _evenly(items: list[int], room: int) -> list[int]:
+def evenly(items: list[int], room: int) -> list[int]:
+    """At most ``room`` of ``items``, spread evenly, the last one kept."""
     if len(items) <= room:
         return items
     if room <= 1:
@@ -230,12 +231,12 @@ def story(recording: Recording, *, extra: Iterable[int] = (), between: int = 0) 
         if between and step.kind in ("input", "wait", "resize", "exit", "hangup"):
             lo = bisect.bisect_right(index.outputs, step.before)
             hi = bisect.bisect_left(index.outputs, step.after - 1)
-            needed.update(_evenly([i + 1 for i in index.outputs[lo:hi]], between))
+            needed.update(evenly([i + 1 for i in index.outputs[lo:hi]], between))
     failed = [s for s in steps if s.kind == "wait" and s.bad]
     sight: dict[int, list[int]] = {}
     for step in failed:
         positions = [i + 1 for i in index.outputs if step.before <= i < step.after]
-        sight[step.n] = [step.before, *_evenly(positions, SIGHTINGS)]
+        sight[step.n] = [step.before, *evenly(positions, SIGHTINGS)]
         needed.update(sight[step.n])
     screens = _screens(recording, needed)
     for step in failed:
