@@ -50,6 +50,7 @@ import inspect
 import os
 import re
 import shlex
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
@@ -124,6 +125,64 @@ def pytest_configure(config: pytest.Config) -> None:
         "profile and size; its sessions take them unless they say otherwise")
     if not hasattr(config, "workerinput"):  # xdist workers report to the controller
         config.pluginmanager.register(_Summary(config), "termsim-summary")
+    if config.getoption("--termsim-keep") != "none":
+        _check_directory(config)
+
+
+def _check_directory(config: pytest.Config) -> None:
+    """Make sure the recordings can be written, before any test runs.
+
+    A directory that cannot be made or written would otherwise be an
+    ``OSError`` in every test that starts a session, passing ones too. One
+    given with ``--termsim-dir`` is a usage error; the default (which the
+    run did not ask for, and may not need: the plugin loads wherever termsim
+    is installed) is a warning, and the run records nothing, as pytest does
+    with a cache directory it cannot write.
+    """
+    directory = _directory(config)
+    problem = _unwritable(directory)
+    if problem is None:
+        return
+    fix = ("Give --termsim-dir a directory that can be written (it is made if missing), "
+           "or --termsim-keep=none to record nothing.")
+    given = config.getoption("--termsim-dir")
+    if given:
+        raise pytest.UsageError(f"termsim: --termsim-dir {given}: {problem}. {fix}")
+    config.stash[_RECORDING_OFF] = problem
+    config.issue_config_time_warning(pytest.PytestConfigWarning(
+        f"termsim: recordings cannot be kept in {directory}: {problem}; this run records "
+        f"no sessions. {fix}"), stacklevel=2)
+
+
+#: Why this run records nothing although --termsim-keep asks it to.
+_RECORDING_OFF = pytest.StashKey[str]()
+
+
+def _recording(config: pytest.Config) -> bool:
+    """Whether this run records its sessions."""
+    return config.getoption("--termsim-keep") != "none" and _RECORDING_OFF not in config.stash
+
+
+def _unwritable(directory: Path) -> str | None:
+    """Why recordings cannot be written in ``directory``, or None.
+
+    Nothing is left behind: the directory is made when the first session
+    records, as before; here a probe directory is made and removed where it
+    would be (in it, or in its nearest existing parent), since permission
+    bits say nothing for root, whom only a read-only or special file system
+    stops."""
+    existing = directory
+    try:
+        existing = next(p for p in (directory, *directory.parents) if p.exists())
+        if not existing.is_dir():
+            return "it is a file, not a directory" if existing == directory \
+                else f"{existing} is a file, not a directory"
+        os.rmdir(tempfile.mkdtemp(prefix=".termsim-probe-", dir=existing))
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return f"it cannot be written to ({reason})" if existing == directory \
+            else f"it cannot be made in {existing} ({reason})"
+    return None
 
 
 #: The fixture a matrix parametrizes: one combination per test id.
@@ -183,7 +242,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         # This run's first attempt: the files of an earlier run of this test
         # are stale evidence next to the new ones, so they go.
         item.stash[_ATTEMPTS] = []
-        if item.config.getoption("--termsim-keep") != "none":
+        if _recording(item.config):
             _remove_stale(_directory(item.config), _safe(item.nodeid))
 
 
@@ -300,7 +359,7 @@ def _test_settings(item: pytest.Item, key: pytest.StashKey[list[Path]]) -> Itera
     hygiene = bool(item.config.getoption("--termsim-hygiene"))
     callspec = getattr(item, "callspec", None)
     matrix = callspec.params.get(MATRIX_FIXTURE) if callspec is not None else None
-    keep = item.config.getoption("--termsim-keep") != "none"
+    keep = _recording(item.config)
     made = item.stash.setdefault(key, [])
     with _goldens(item), settings.check_hygiene(hygiene), \
             settings.matrix_combination(matrix), \
@@ -312,7 +371,7 @@ def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
     __tracebackhide__ = True
     with _test_settings(item, _KEY):
         result = yield
-    if item.config.getoption("--termsim-keep") != "none":
+    if _recording(item.config):
         _shake(item, item.stash[_KEY])
     return result
 

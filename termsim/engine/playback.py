@@ -14,14 +14,20 @@ unknown-sequence counts), or evenly spaced frames for a timeline.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
 
 from ..emulator.emulation import Emulation
+from ..emulator.profiles import PROFILES
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import QUERY_KINDS, Policy, Terminal
+from ..errors import ArgumentError, RecordingError
 from ..events import Event, Output, Reply, Resize
-from ..recording.format import Recording
+from ..recording.fields import shown
+from ..recording.format import HEADER_OFFSET, Recording
 
 
 def apply_to_terminal(terminal: Terminal, event: Event) -> bytes:
@@ -42,38 +48,67 @@ def apply_to_terminal(terminal: Terminal, event: Event) -> bytes:
     return b""
 
 
-def recorded_policy(header: Mapping[str, object]) -> dict[str, Policy]:
+def recorded_policy(header: Mapping[str, Any]) -> dict[str, Policy]:
     """The query policy a recording's header says the live terminal had.
 
     1.0 files wrote ``"defer"`` for a delayed answer; its delay does not
-    matter offline (the recorded reply events say when it was sent).
+    matter offline (the recorded reply events say when it was sent). Kinds
+    this termsim does not know (a newer one's) are left out; the values
+    were checked by the reader.
     """
-    raw = header.get("policy")
     out: dict[str, Policy] = {}
-    if not isinstance(raw, dict):
-        return out
-    for kind, value in raw.items():
+    for kind, value in header.get("policy", {}).items():
         if kind not in QUERY_KINDS:
             continue
         if value in ("answer", "ignore"):
             out[kind] = value
-        elif value == "defer":
-            out[kind] = 0.0
-        elif isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            out[kind] = float(value)
+        else:
+            out[kind] = 0.0 if value == "defer" else float(value)
     return out
 
 
 def terminal_for(recording: Recording) -> Terminal:
-    """An empty terminal of the recording's size, answering as the live one did."""
+    """An empty terminal of the recording's size, answering as the live one did.
+
+    :class:`~termsim.RecordingError` (at the header's offset) when the
+    header names a profile this termsim does not have, or an emulation
+    option with a value it does not know.
+    """
     header = recording.header
-    cell = header.get("cell_size")
-    cell_size = (int(cell[0]), int(cell[1])) if isinstance(cell, list) and len(cell) == 2 \
-        else (10, 20)
+    width, height = header.get("cell_size", (10, 20))
     return Terminal(recording.cols, recording.rows, policy=recorded_policy(header),
-                    cell_size=cell_size, term=str(header.get("term") or "xterm-256color"),
-                    emulation=Emulation.from_header(header.get("emulation")),
-                    profile=str(header.get("profile") or "xterm"))
+                    cell_size=(width, height), term=header.get("term") or "xterm-256color",
+                    emulation=_emulation(recording), profile=_profile(recording))
+
+
+def _header_error(recording: Recording, why: str) -> RecordingError:
+    return RecordingError(why, path=recording.path, offset=HEADER_OFFSET)
+
+
+def _profile(recording: Recording) -> str:
+    name: str = recording.header.get("profile") or "xterm"
+    if name not in PROFILES:
+        raise _header_error(recording, (
+            f"the header's profile is {shown(name)}, a terminal this termsim cannot answer "
+            f"as; it has {', '.join(PROFILES)} (a newer termsim may have it)"))
+    return name
+
+
+def _emulation(recording: Recording) -> Emulation:
+    """The header's emulation options. Unknown ones (a newer termsim's) are
+    ignored, as the format says; a known one with a value it cannot have
+    would draw other screens than the live session's, so it is an error."""
+    options: dict[str, Any] = recording.header.get("emulation", {})
+    known = {f.name for f in fields(Emulation)}
+    for key, value in options.items():
+        if key not in known:
+            continue
+        try:
+            Emulation(**{key: value})
+        except (ValueError, TypeError) as exc:
+            raise _header_error(recording, f"the header's emulation[{key!r}] is "
+                                f"{shown(value)}: {exc}") from None
+    return Emulation.from_header(options)
 
 
 class Playback:
@@ -100,6 +135,10 @@ class Playback:
         understand. The same terminal object moves forward on later calls;
         asking for an earlier time starts a new one.
         """
+        if seconds is not None and not (isinstance(seconds, int | float)
+                                        and not math.isnan(seconds)):
+            raise ArgumentError(f"a moment in a recording is a number of seconds from its "
+                                f"start, not {seconds!r}")
         until = float("inf") if seconds is None else seconds
         if until < self._at:
             self._terminal = terminal_for(self.recording)

@@ -9,9 +9,12 @@ what a 1.1 writer wrote, and a 1.1 reader fills in the defaults of a 1.0
 file. ``docs/recording-format.md`` describes every kind.
 
 :func:`decode` validates: a record whose CRC checks out but whose fields
-have the wrong types (a buggy writer) is a :class:`ValueError` naming the
-field, which the reader turns into a :class:`~termsim.RecordingError` with the
-byte offset.
+have the wrong types or values no writer makes (a buggy writer, a crafted
+file) is a :class:`ValueError` naming the field, which the reader turns into
+a :class:`~termsim.RecordingError` with the byte offset. The values are
+bounded where a reader would act on them (sizes, times, statuses; the caps
+are in :mod:`termsim.recording.fields`), so what a file holds cannot make a
+replay allocate or sleep beyond them.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from ..events import (
     end_how,
     wait_outcome,
 )
+from .fields import MAX_SIZE, MAX_STATUS, MAX_T_US, seconds, shown, whole, whole_text
 
 #: The kind tag of each event type in a file.
 KIND: dict[type[Any], str] = {
@@ -100,6 +104,14 @@ def _field(fields: list[Any], i: int, name: str, kinds: type | tuple[type, ...],
     return value
 
 
+def _whole(fields: list[Any], i: int, name: str, low: int, high: int | None) -> int:
+    """An int field from ``low`` to ``high`` (None: no top)."""
+    value: int = _field(fields, i, name, int)
+    if not whole(value, low, high):
+        raise ValueError(f"{name} is {value}, not {whole_text(low, high)}")
+    return value
+
+
 def _tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
     return kinds if isinstance(kinds, tuple) else (kinds,)
 
@@ -125,6 +137,9 @@ _OPT_STR = (str, type(None))
 
 def _wait_started(t: float, f: list[Any]) -> Event:
     d = _details(f, {"id": int, "predicate": str, "timeout": _NUMBER, "since": _OPT_STR})
+    # inf is a wait without a limit, which a test may ask for; NaN is no time.
+    if not seconds(d["timeout"], infinite=True):
+        raise ValueError(f"timeout is {shown(d['timeout'])}, not a number of seconds >= 0")
     return WaitStarted(t, d["id"], d["predicate"], d["since"], float(d["timeout"]))
 
 
@@ -140,9 +155,17 @@ def _screen_compared(t: float, f: list[Any]) -> Event:
 
 def _unknown(t: float, f: list[Any]) -> Event:
     counts = _field(f, 0, "counts", dict)
-    if not all(isinstance(k, str) and isinstance(v, int) for k, v in counts.items()):
-        raise ValueError("counts are not names and numbers")
+    if not all(isinstance(k, str) and whole(v, 0, None) for k, v in counts.items()):
+        raise ValueError("counts are not names and whole numbers >= 0")
     return UnknownSequences(t, counts)
+
+
+def _status(f: list[Any]) -> int | None:
+    status: int | None = _field(f, 0, "status", (int, type(None)))
+    if status is not None and not whole(status, -MAX_STATUS, MAX_STATUS):
+        raise ValueError(f"status is {status}, not {whole_text(-MAX_STATUS, MAX_STATUS)} "
+                         "(an exit status, or minus a signal number)")
+    return status
 
 
 _DECODERS: dict[str, Callable[[float, list[Any]], Event]] = {
@@ -151,16 +174,17 @@ _DECODERS: dict[str, Callable[[float, list[Any]], Event]] = {
     "i": lambda t, f: Input(t, _field(f, 0, "data", bytes), _field(f, 1, "label", str, "input"),
                             _field(f, 2, "secret", bool, False),
                             _field(f, 3, "tracked", bool, False)),
-    "r": lambda t, f: Resize(t, _field(f, 0, "cols", int), _field(f, 1, "rows", int)),
+    "r": lambda t, f: Resize(t, _whole(f, 0, "cols", 1, MAX_SIZE),
+                             _whole(f, 1, "rows", 1, MAX_SIZE)),
     "y": lambda t, f: TtyMode(t, _field(f, 0, "raw", (bool, type(None)))),
-    "c": lambda t, f: InputRead(t, _field(f, 0, "index", int),
+    "c": lambda t, f: InputRead(t, _whole(f, 0, "index", 1, None),
                                 _field(f, 1, "answered", bool, False)),
     "w": _wait_started,
     "W": _wait_ended,
     "s": _screen_compared,
     "n": lambda t, f: Note(t, _field(f, 0, "label", str)),
     "!": lambda t, f: Warned(t, _field(f, 0, "message", str)),
-    "x": lambda t, f: Exit(t, _field(f, 0, "status", (int, type(None)))),
+    "x": lambda t, f: Exit(t, _status(f)),
     "h": lambda t, f: Hangup(t),
     "u": _unknown,
     "e": lambda t, f: End(t, end_how(_field(f, 0, "how", str, "closed"))),
@@ -174,6 +198,9 @@ def decode(record: list[Any]) -> Event:
     time. Kinds this termsim does not know become :class:`Unrecognized`.
     """
     kind, us, fields = record[0], record[1], record[2:]
+    if not whole(us, 0, MAX_T_US):
+        raise ValueError(f"damaged {shown(kind)} event: its time is {us} microseconds, not "
+                         f"{whole_text(0, MAX_T_US)} (285 years)")
     t = us / 1_000_000
     decoder = _DECODERS.get(kind)
     if decoder is None:
@@ -181,4 +208,4 @@ def decode(record: list[Any]) -> Event:
     try:
         return decoder(t, fields)
     except ValueError as exc:
-        raise ValueError(f"damaged {kind!r} event: {exc}") from None
+        raise ValueError(f"damaged {shown(kind)} event: {exc}") from None

@@ -18,6 +18,11 @@ incomplete, with the byte offset; one that meets garbage in the middle raises
 :class:`~termsim.RecordingError` naming the offset. Unknown header keys and
 unknown event kinds are kept, so minor versions can add them.
 
+A recording may come from a stranger: every header field a reader uses is
+checked as the file is read (:mod:`termsim.recording.fields`, which also
+caps sizes and times), and every event field (:mod:`termsim.recording.codec`),
+so a file that opens is one every reader can take as it is.
+
 This module knows the file, not the emulator: it reads back the same
 :mod:`termsim.events` values that were written, and turning them into screens
 is :mod:`termsim.engine.playback`'s job.
@@ -37,11 +42,14 @@ from typing import Any, Literal, TypeVar
 
 import msgpack
 
-from ..errors import RecordingError
+from ..errors import ArgumentError, RecordingError
 from ..events import End, Event, Exit, How, WaitEnded, WaitOutcome, WaitStarted
 from .codec import decode, encode
+from .fields import MAX_SIZE, check_header, shown, whole, whole_text
 
 MAGIC = b"\x89TERMSIM\r\n\x1a\n\x00"
+#: Where the header starts (errors about a header field name this offset).
+HEADER_OFFSET = len(MAGIC)
 FORMAT = "termsim-recording"
 #: 1.1 added ``secret`` and ``tracked`` to input events and the ``c`` event
 #: (the program read an input); 1.0 files read back with their defaults.
@@ -95,7 +103,17 @@ def make_header(
     policy: Mapping[str, object] | None = None, cell_size: tuple[int, int] | None = None,
     emulation: Mapping[str, object] | None = None, profile: str | None = None,
 ) -> dict[str, Any]:
-    """The header of a new recording."""
+    """The header of a new recording.
+
+    A size the reader would refuse (above :data:`~termsim.recording.fields.MAX_SIZE`)
+    is an :class:`~termsim.ArgumentError` here, before any program runs,
+    rather than a recording nobody can open.
+    """
+    for name, value in (("cols", cols), ("rows", rows)):
+        if not whole(value, 1, MAX_SIZE):
+            raise ArgumentError(
+                f"a recorded session's {name} is {whole_text(1, MAX_SIZE)}, not "
+                f"{shown(value)} (a recording reader builds screens of that size)")
     return {
         "format": FORMAT,
         "version": list(VERSION),
@@ -233,7 +251,8 @@ class Recording:
             raise RecordingError("the header is missing or cut short", path=path,
                                  offset=len(MAGIC))
         header = first[0]
-        _check_header(header, path)
+        check_header(header, format_name=FORMAT, major=VERSION[0], fail=lambda why:
+                     RecordingError(why, path=path, offset=HEADER_OFFSET))
         events: list[Event] = []
         offsets: list[int] = []
         complete = False
@@ -243,7 +262,7 @@ class Recording:
                                      offset=offset)
             if not isinstance(obj, list) or len(obj) < 2 or not isinstance(obj[0], str) \
                     or not isinstance(obj[1], int) or isinstance(obj[1], bool):
-                raise RecordingError(f"damaged event {_short(obj)}", path=path, offset=offset)
+                raise RecordingError(f"damaged event {shown(obj)}", path=path, offset=offset)
             try:
                 event = decode(obj)
             except ValueError as exc:
@@ -263,19 +282,22 @@ class Recording:
 
     @property
     def cols(self) -> int:
-        """The width the session started with (a resize is an event)."""
-        return int(self.header.get("cols", 80))
+        """The width the session started with (a resize is an event); the
+        reader checked it (80 when the header has none)."""
+        cols: int = self.header.get("cols", 80)
+        return cols
 
     @property
     def rows(self) -> int:
         """The height the session started with (a resize is an event)."""
-        return int(self.header.get("rows", 24))
+        rows: int = self.header.get("rows", 24)
+        return rows
 
     @property
     def version(self) -> tuple[int, int]:
-        """The format version the file was written in."""
-        v = self.header.get("version") or [1, 0]
-        return int(v[0]), int(v[1]) if len(v) > 1 and isinstance(v[1], int) else 0
+        """The format version the file was written in (the reader checked it)."""
+        major, minor = self.header.get("version", VERSION)[:2]
+        return int(major), int(minor)
 
     @property
     def exit_status(self) -> int | None:
@@ -360,22 +382,3 @@ class _RecordReader:
                 )
             self.readable_end = self.base + unpacker.tell()
             yield obj, offset
-
-
-def _check_header(header: Any, path: str) -> None:
-    offset = len(MAGIC)
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise RecordingError("damaged header", path=path, offset=offset)
-    version = header.get("version")
-    if not (isinstance(version, list) and version and isinstance(version[0], int)):
-        raise RecordingError("the header has no format version", path=path, offset=offset)
-    if version[0] != VERSION[0]:
-        raise RecordingError(
-            f"format version {version[0]}.x is not readable by this termsim "
-            f"(it reads {VERSION[0]}.x)", path=path, offset=offset,
-        )
-
-
-def _short(obj: Any) -> str:
-    text = repr(obj)
-    return text if len(text) < 60 else text[:56] + "..."
