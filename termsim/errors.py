@@ -72,7 +72,8 @@ def _same(text: str) -> str:
 
 
 def _indent(text: str, prefix: str = "  ") -> str:
-    return "\n".join(prefix + line if line else line for line in text.splitlines())
+    # split("\n"), not splitlines(): a U+2028 a program drew is in a row, not between two.
+    return "\n".join(prefix + line if line else line for line in text.split("\n"))
 
 
 def shown_path(path: str) -> str:

@@ -4,6 +4,11 @@ These errors hold a :class:`~termsim.Snapshot`, the :class:`~termsim.Predicate`
 that was awaited and the queries left unanswered, so they live with the engine
 that raises them; :mod:`termsim.errors` keeps the errors that carry plain data
 and that every layer may raise.
+
+Their messages end up in CI logs, which are terminals too, and quote what a
+program drew (its screen, its titles, what almost matched): each line of a
+message is shown with :func:`~termsim.emulator.xterm.printable` (:func:`_shown`),
+so a program's bytes read as what they are. The attributes stay as they were.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..emulator.xterm import printable
 from ..errors import Scrub, TermsimError, _indent, _same, describe_status, shown_path
 
 if TYPE_CHECKING:
@@ -51,7 +57,7 @@ class WaitTimeout(TermsimError, TimeoutError):
         #: For :class:`Stalled`: how long the program had sat reading keys.
         self.stalled_for = stalled_for
         self._scrub = scrub
-        super().__init__(self._message())
+        super().__init__(_shown(self._message()))
 
     def _head(self) -> str:
         return f"timed out after {self.timeout:g} s waiting for {self.awaited}"
@@ -81,7 +87,7 @@ class WaitTimeout(TermsimError, TimeoutError):
             if screen:
                 lines.append("  the screen at the end:")
         if screen:
-            lines.append(_indent(screen))
+            lines.append(_indent(_shown(screen)))
         return "\n".join(lines)
 
     def _screen(self) -> str:
@@ -153,8 +159,8 @@ class ProcessExited(TermsimError):
             body.append(f"  recording: {shown_path(recording)}")
         if film:
             body += [film, "  the screen at the end:"]
-        body.append(_indent(scrub(snapshot.render())))
-        super().__init__("\n".join(body))
+        body.append(_indent(_shown(scrub(snapshot.render()))))
+        super().__init__(_shown("\n".join(body)))
 
 
 class TerminalLeftDirty(TermsimError, AssertionError):
@@ -174,5 +180,12 @@ class TerminalLeftDirty(TermsimError, AssertionError):
         body += [f"  - {leftover.describe()}" for leftover in leftovers]
         if recording:
             body.append(f"  recording: {shown_path(recording)}")
-        body.append(_indent(snapshot.render()))
-        super().__init__("\n".join(body))
+        body.append(_indent(_shown(snapshot.render())))
+        super().__init__(_shown("\n".join(body)))
+
+
+def _shown(message: str) -> str:
+    """``message`` with each line through :func:`printable`; a screen before
+    it is indented too, since ``_indent`` also splits at the separators
+    (U+2028...) a program can draw into a cell."""
+    return "\n".join(map(printable, message.split("\n")))

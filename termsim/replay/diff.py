@@ -15,6 +15,9 @@ anchors), and reports, in this order:
 * queries answered differently and tty mode changes.
 
 ``termsim diff PASS.tsr FAIL.tsr`` prints it; ``--html`` writes a page.
+Both quote the recordings (labels, predicates, screens, file names): the
+text shows each line with :func:`~termsim.emulator.xterm.printable`, the
+page escapes it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..emulator.snapshot import Snapshot
+from ..emulator.xterm import printable
 from ..engine.playback import Playback
 from ..events import Input, Note, Output, TtyMode
 from ..recording.format import Recording, WaitRecord
@@ -89,7 +93,8 @@ class SessionDiff:
         return self.first is None and self.output is None
 
     def summary(self) -> str:
-        """One paragraph: the first divergence and the biggest timing change."""
+        """One line (the pytest plugin prints it under a flaky test): the
+        first divergence and the biggest timing change."""
         if self.first is None:
             head = "no wait, input or note differs"
         else:
@@ -101,7 +106,7 @@ class SessionDiff:
             lines.append(f"B never printed {self.only_a[0]!r}")
         if self.timings:
             lines.append(self.timings[0])
-        return "; ".join(lines)
+        return printable("; ".join(lines))
 
     def text(self) -> str:
         """The whole report, as ``termsim diff`` prints it."""
@@ -126,7 +131,7 @@ class SessionDiff:
                 out += [f"    {item}" for item in items[:12]]
                 if len(items) > 12:
                     out.append(f"    … {len(items) - 12} more")
-        return "\n".join(out)
+        return "\n".join(map(printable, out))
 
     def html(self) -> str:
         """The diff as one self-contained page (no script, nothing loaded)."""

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..emulator.xterm import printable
 from ..engine.playback import Playback
 from ..errors import RecordingError, describe_status
 from ..events import Exit, Warned
@@ -64,8 +65,9 @@ def describe_recordings(paths: Sequence[Path], shown_as: Callable[[Path], Path])
         out.append(f"  look:   termsim show {shown} --frame   |   termsim info {shown}")
         out.append(f"  replay: termsim play {shown}   (in a test: termsim.replay({str(shown)!r}))")
         out.append("  final screen:")
-        out.extend("    " + line for line in Playback(recording).screen_at().render().splitlines())
-    return "\n".join(out)
+        out.extend("    " + line for line in Playback(recording).screen_at().render().split("\n"))
+    # What pytest prints into a terminal or a CI log: made visible, line by line.
+    return "\n".join(map(printable, out))
 
 
 def failed_wait(recording: Recording) -> str | None:

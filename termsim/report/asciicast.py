@@ -38,9 +38,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..emulator.xterm import printable
 from ..engine.playback import Playback
 from ..errors import RecordingError
 from ..events import Exit, Input, Note, Output, Resize
+from ..recording.fields import MAX_SIZE, MAX_STATUS, MAX_T_US
 from ..recording.format import Recording, RecordingWriter, make_header
 
 __all__ = [
@@ -219,6 +221,8 @@ def export_text(recording: Recording, out: TextIO) -> None:
     blank rows stay, so a bottom toolbar is still at the bottom.
     """
     text = Playback(recording).screen_at().text
+    # A person will ``cat`` it: bidi controls and separators a program drew, made visible.
+    text = "\n".join(map(printable, text.split("\n")))
     out.write(text + "\n" if text else "")
 
 
@@ -439,6 +443,22 @@ def _argv(command: Any) -> list[str]:
         return ["sh", "-c", command]  # how asciinema ran it; unbalanced quotes stay intact
 
 
+def _check_fits(cast: Cast, path: str) -> None:
+    """Refuse what a recording cannot hold (its reader would refuse the
+    file written): a screen past termsim's largest, a time past its latest."""
+    sizes = [(cast.cols, cast.rows)] + [
+        (int(m[1]), int(m[2])) for _, code, data in cast.events
+        if code == "r" and (m := _SIZE.fullmatch(data))]
+    for cols, rows in sizes:
+        if not (1 <= cols <= MAX_SIZE and 1 <= rows <= MAX_SIZE):
+            raise RecordingError(f"the cast's screen is {cols}x{rows}; termsim's largest is "
+                                 f"{MAX_SIZE}x{MAX_SIZE}", path=path)
+    last = max([cast.duration, *(t for t, _, _ in cast.events)])
+    if not last * 1_000_000 <= MAX_T_US:
+        raise RecordingError(f"the cast has an event at {last:g} s, later than a recording "
+                             "can hold (2^53 microseconds)", path=path)
+
+
 def import_asciicast(
     src: Cast | str | bytes | os.PathLike[str], dest_path: str | os.PathLike[str],
 ) -> Recording:
@@ -452,6 +472,7 @@ def import_asciicast(
     Returns the recording read back from ``dest_path``.
     """
     cast = src if isinstance(src, Cast) else read_asciicast(src)
+    _check_fits(cast, os.fspath(src) if isinstance(src, str | os.PathLike) else "<cast>")
     header_env = cast.header.get("env")
     env = {k: v for k, v in header_env.items() if isinstance(k, str) and isinstance(v, str)} \
         if isinstance(header_env, dict) else {}
@@ -478,7 +499,7 @@ def import_asciicast(
             writer.write(Resize(t, int(size[1]), int(size[2])))
         elif code == "m":
             writer.write(Note(t, data))
-        elif code == "x" and _STATUS.fullmatch(data):
+        elif code == "x" and _STATUS.fullmatch(data) and abs(int(data)) <= MAX_STATUS:
             writer.write(Exit(t, int(data)))
     writer.close(cast.duration, "imported")
     if writer.failed:

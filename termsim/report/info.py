@@ -4,7 +4,9 @@ longest silences, the exit.
 
 Why in ``report``: it is one more way a recording is shown to a person,
 like the HTML page and the SVG; the command only opens the file and prints
-it.
+it. What a stranger's file or a program says (argv, notes, titles...) is
+quoted as it is, and every line of the report goes through
+:func:`~termsim.emulator.xterm.printable` as it is written.
 """
 
 from __future__ import annotations
@@ -93,7 +95,10 @@ def write_info(recording: Recording, out: TextIO) -> None:
         lines.append("notes and warnings:")
         for t, text in notes:
             lines.append(f"  {t:9.3f} s  {text}")
-    out.write("\n".join(lines) + "\n")
+    # Every field above came from the file or the program: each line is
+    # shown with printable (an ESC in a note, or a newline that would forge
+    # a line of the report, reads as what it is).
+    out.write("\n".join(map(printable, lines)) + "\n")
 
 
 #: What may open an OSC 8 hyperlink: ESC ] 8 ; or the C1 OSC (alone, or

@@ -10,12 +10,23 @@ descriptions termsim's own predicates write (``Text``, ``Regex``,
 ``~`` and ``Sequence`` of them) and gives None for anything else (a
 function's docstring, a signal predicate): the viewer then shows the
 description alone. It decides nothing about a live wait.
+
+The words come from a file anyone may have written, so reading them is
+bounded: a description past :data:`LONGEST` characters, or nested past
+Python's recursion limit, is not read, and a pattern is run by ``regex``
+with :data:`PATTERN_BUDGET` seconds in all (``(a+)+$`` on a screen of
+``a`` would take hours with ``re``): past that, it matches nothing more.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import time
+from collections.abc import Iterator
+from typing import cast
+
+import regex
 
 from ..emulator.region import Region
 from ..engine.cursor_predicates import CursorAfter, CursorAt, InputReady
@@ -44,16 +55,57 @@ _LEAVES = [
 ]
 
 
+#: The longest description read back (termsim's own are a line or two).
+LONGEST = 10_000
+#: Seconds a pattern read from a recording may run, in all its searches.
+PATTERN_BUDGET = 1.0
+
+
 class _Unknown(Exception):
     pass
+
+
+class _Bounded:
+    """A pattern from a recording, as ``Regex`` runs it (``search``,
+    ``finditer``, ``pattern``), with a budget of time for all its runs."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.flags = re.MULTILINE
+        self._compiled = regex.compile(pattern, regex.MULTILINE)
+        self._left = PATTERN_BUDGET
+
+    def _run(self, call: str, text: str) -> list[regex.Match[str]] | regex.Match[str] | None:
+        if self._left <= 0:
+            return None
+        began = time.monotonic()
+        try:
+            if call == "search":
+                return self._compiled.search(text, timeout=self._left)
+            return list(self._compiled.finditer(text, timeout=self._left))
+        except TimeoutError:
+            self._left = 0.0
+            return None
+        finally:
+            self._left -= time.monotonic() - began
+
+    def search(self, text: str) -> regex.Match[str] | None:
+        found = self._run("search", text)
+        return found if not isinstance(found, list) else None
+
+    def finditer(self, text: str) -> Iterator[regex.Match[str]]:
+        found = self._run("finditer", text)
+        return iter(found if isinstance(found, list) else ())
 
 
 def parse(description: str) -> Predicate | None:
     """The predicate whose :meth:`~termsim.Predicate.describe` is
     ``description``, or None when these words are not one termsim writes."""
+    if len(description) > LONGEST:
+        return None
     try:
         predicate, at = _sequence(description, 0)
-    except (_Unknown, ValueError, SyntaxError, re.error):
+    except (_Unknown, ValueError, SyntaxError, re.error, regex.error, RecursionError):
         return None
     if at != len(description) or predicate.describe() != description:
         return None
@@ -117,7 +169,9 @@ def _leaf(text: str, at: int) -> tuple[Predicate, int]:
         if kind == "text":
             return Text(ast.literal_eval(m["s"]), _region(m["r"])), m.end()
         if kind == "regex":
-            return Regex(m["p"], _region(m["r"])), m.end()
+            read = Regex(m["p"], _region(m["r"]))
+            read.pattern = cast(re.Pattern[str], _Bounded(m["p"]))
+            return read, m.end()
         if kind == "after":
             return CursorAfter(ast.literal_eval(m["s"]), visible=_visible(m)), m.end()
         if kind == "at":

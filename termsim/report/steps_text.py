@@ -6,6 +6,12 @@ happened), a failed wait told in full (what the screen showed instead, its
 parts, the near misses, the final screen with the outlined cells marked
 under it), and the session's end. Markdown makes it a short story with the
 screen in a fenced block; JSON is the steps as data.
+
+A step's words quote the recording (a note, a predicate, an input's label,
+the command line) and its screens the program: text and Markdown show each
+line with :func:`~termsim.emulator.xterm.printable`, and JSON is ASCII (every
+other character a ``\\u`` escape), so none of it reaches a terminal as a
+control, and a newline in a note cannot forge a step.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..emulator.xterm import printable
 from ..recording.format import Recording
 from .steps import Failure, Step, Story, story
 
@@ -70,7 +77,12 @@ def steps_text(recording: Recording) -> str:
             out += [f"{'':18}{line}" for line in _failure_lines(step.failure)]
             out.append(f"{'':18}the final screen:")
             out += [f"{'':20}{line}" for line in _screen_lines(told, step)]
-    return "\n".join(out) + "\n"
+    return _lines(out)
+
+
+def _lines(lines: list[str]) -> str:
+    """The report's lines, each one shown with :func:`printable`."""
+    return "\n".join(map(printable, lines)) + "\n"
 
 
 def _md_step(told: Story, step: Step) -> list[str]:
@@ -107,7 +119,7 @@ def steps_markdown(recording: Recording) -> str:
         body += _md_step(told, step)
     while body and not body[-1]:
         body.pop()
-    return "\n".join(head + body) + "\n"
+    return _lines(head + body)
 
 
 def steps_json(recording: Recording) -> str:
@@ -134,4 +146,4 @@ def steps_json(recording: Recording) -> str:
         steps.append(item)
     data = {"command": recording.header.get("argv") or [], "duration": recording.duration,
             "focus": told.steps[told.focus].n if told.steps else None, "steps": steps}
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=2, ensure_ascii=True) + "\n"
