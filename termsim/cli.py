@@ -3,19 +3,32 @@ profiles.
 
 Every command prints one clear line and exits non-zero on a missing,
 truncated or corrupt file; none shows a traceback. Exit statuses: 0 success,
-1 a bad or unreadable file, 2 bad usage, 130 interrupted; ``record`` exits
-with the recorded program's status.
+1 a bad or unreadable file, 2 bad usage, 130 interrupted (``play`` also 143 on
+SIGTERM, 129 on SIGHUP, 141 when its output's reader is gone); ``record``
+exits with the recorded program's status.
+
+What the commands print for people goes through one function, :func:`say`:
+a recording is a stranger's file and a program prints what it likes, so
+every line is shown with :func:`~termsim.emulator.xterm.printable` (an
+escape sequence in a note or a title reads ``ESC]52;...`` instead of
+writing the reader's clipboard). The reports apply it to their own lines
+already (so that a field cannot forge a line either); this is the net under
+them and under the command's own messages, which name files and quote
+errors. ``play`` writes the recording's bytes on purpose, and ``codegen``
+writes Python source: neither goes through it.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import math
 import os
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from .emulator.xterm import printable
 from .engine.playback import Playback
 from .errors import RecordingError, TermsimError, describe_status
 from .recording.format import Recording
@@ -24,6 +37,14 @@ from .report.info import write_info
 
 class UsageError(Exception):
     """Wrong arguments: exit status 2."""
+
+
+def say(text: str, *, err: bool = False) -> None:
+    """Print ``text`` and a newline for a person (stderr if ``err``), every
+    line through :func:`printable`: no control character from a file, a
+    path or a program reaches the terminal as one."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write("\n".join(map(printable, text.split("\n"))) + "\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -35,20 +56,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except UsageError as exc:
-        print(f"termsim {args.command}: {exc}", file=sys.stderr)
+        say(f"termsim {args.command}: {exc}", err=True)
         return 2
     except (RecordingError, TermsimError) as exc:
-        print(f"termsim {args.command}: {exc}", file=sys.stderr)
+        say(f"termsim {args.command}: {exc}", err=True)
         return 1
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"termsim {args.command}: {where}{exc.strerror or exc}", file=sys.stderr)
+        say(f"termsim {args.command}: {where}{exc.strerror or exc}", err=True)
         return 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        print(f"termsim {args.command}: internal error: {type(exc).__name__}: {exc} "
-              "(please report it)", file=sys.stderr)
+        say(f"termsim {args.command}: internal error: {type(exc).__name__}: {exc} "
+            "(please report it)", err=True)
         return 3
 
 
@@ -88,11 +109,13 @@ def _parser() -> argparse.ArgumentParser:
                    "recording (or the last one) with golden files, written beside the test")
     p.set_defaults(run=_codegen)
 
-    p = sub.add_parser("play", help="play a recording into this terminal")
+    p = sub.add_parser("play", help="play a recording into this terminal: only what draws "
+                       "(no query, clipboard, title...), the terminal restored after")
     p.add_argument("file")
     p.add_argument("--speed", type=float, default=1.0, help="playback speed (default 1.0)")
     p.add_argument("--idle-limit", type=float, default=None,
-                   help="shorten pauses longer than this many seconds")
+                   help="shorten pauses longer than this many seconds (a pause over an "
+                   "hour is played as 1 s)")
     p.set_defaults(run=_play)
 
     p = sub.add_parser("show", help="print the screen at a moment, as text")
@@ -145,9 +168,16 @@ def _parser() -> argparse.ArgumentParser:
 def _open(path: str) -> Recording:
     recording = Recording.open(path)
     if not recording.complete:
-        print(f"termsim: note: {path} is incomplete (the session did not close); "
-              f"read up to byte {recording.stopped_at}", file=sys.stderr)
+        say(f"termsim: note: {path} is incomplete (the session did not close); "
+            f"read up to byte {recording.stopped_at}", err=True)
     return recording
+
+
+def _check_at(args: argparse.Namespace) -> None:
+    """``--at`` is a moment of the recording: a finite number of seconds, >= 0
+    (``nan`` would show the empty screen of no moment at all)."""
+    if args.at is not None and not (math.isfinite(args.at) and args.at >= 0):
+        raise UsageError("--at takes seconds from the start (a number >= 0)")
 
 
 def _moment(args: argparse.Namespace, recording: Recording) -> float | None:
@@ -161,8 +191,7 @@ def _moment(args: argparse.Namespace, recording: Recording) -> float | None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    if args.at is not None and args.at < 0:
-        raise UsageError("--at takes seconds from the start (>= 0)")
+    _check_at(args)
     recording = _open(args.file)
     if args.steps:
         if args.at is not None or args.end or args.frame:
@@ -170,18 +199,20 @@ def _show(args: argparse.Namespace) -> int:
         from .report.steps_text import steps_json, steps_markdown, steps_text
 
         write = {"text": steps_text, "md": steps_markdown, "json": steps_json}[args.format]
-        sys.stdout.write(write(recording))
+        say(write(recording).removesuffix("\n"))
         return 0
     if args.format != "text":
         raise UsageError("--format goes with --steps")
     screen = Playback(recording).screen_at(_moment(args, recording))
-    print(screen.render() if args.frame else screen.text.rstrip("\n"))
+    say(screen.render() if args.frame else screen.text.rstrip("\n"))
     return 0
 
 
 def _info(args: argparse.Namespace) -> int:
     recording = _open(args.file)
-    write_info(recording, sys.stdout)
+    report = io.StringIO()
+    write_info(recording, report)
+    say(report.getvalue().removesuffix("\n"))
     return 0
 
 
@@ -189,11 +220,11 @@ def _diff(args: argparse.Namespace) -> int:
     from .replay.diff import diff
 
     result = diff(_open(args.a), _open(args.b))
-    print(result.text())
+    say(result.text())
     if args.html:
         with open(args.html, "w", encoding="utf-8") as out:
             out.write(result.html())
-        print(f"wrote the diff to {args.html}", file=sys.stderr)
+        say(f"wrote the diff to {args.html}", err=True)
     return 0
 
 
@@ -209,8 +240,7 @@ def _export(args: argparse.Namespace) -> int:
             f"cannot tell the format of {args.output!r}: use .html, .svg, .cast or .txt")
     if args.at is not None and suffix != ".svg":
         raise UsageError("--at is for .svg (one screen)")
-    if args.at is not None and args.at < 0:
-        raise UsageError("--at takes seconds from the start (>= 0)")
+    _check_at(args)
     recording = _open(args.file)
     if suffix == ".html":
         from .report.html import recording_html
@@ -218,8 +248,7 @@ def _export(args: argparse.Namespace) -> int:
         page = recording_html(recording)
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(page)
-        print(f"wrote the session ({recording.duration:.3f} s) to {args.output}",
-              file=sys.stderr)
+        say(f"wrote the session ({recording.duration:.3f} s) to {args.output}", err=True)
         return 0
     if suffix == ".svg":
         from .report.svg import snapshot_svg
@@ -228,19 +257,19 @@ def _export(args: argparse.Namespace) -> int:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(picture)
         when = "the final screen" if args.at is None else f"the screen at {args.at:g} s"
-        print(f"wrote {when} to {args.output}", file=sys.stderr)
+        say(f"wrote {when} to {args.output}", err=True)
         return 0
     with open(args.output, "w", encoding="utf-8") as out:
         if suffix == ".txt":
             export_text(recording, out)
-            print(f"wrote the final screen to {args.output}", file=sys.stderr)
+            say(f"wrote the final screen to {args.output}", err=True)
             return 0
         report = export_asciicast(recording, out, version=3 if args.v3 else 2)
-    print(f"wrote {report.events} events ({report.duration:.3f} s) to {args.output} "
-          f"as asciicast v{3 if args.v3 else 2}", file=sys.stderr)
+    say(f"wrote {report.events} events ({report.duration:.3f} s) to {args.output} "
+        f"as asciicast v{3 if args.v3 else 2}", err=True)
     if report.replaced_bytes:
-        print(f"termsim export: {report.replaced_bytes} bytes were not UTF-8 and were "
-              "replaced by U+FFFD (asciicast holds text, not bytes)", file=sys.stderr)
+        say(f"termsim export: {report.replaced_bytes} bytes were not UTF-8 and were "
+            "replaced by U+FFFD (asciicast holds text, not bytes)", err=True)
     return 0
 
 
@@ -248,8 +277,8 @@ def _import(args: argparse.Namespace) -> int:
     from .report.asciicast import import_asciicast
 
     recording = import_asciicast(args.file, args.output)
-    print(f"wrote {len(recording.events)} events ({recording.duration:.3f} s) to "
-          f"{args.output}", file=sys.stderr)
+    say(f"wrote {len(recording.events)} events ({recording.duration:.3f} s) to "
+        f"{args.output}", err=True)
     return 0
 
 
@@ -257,50 +286,21 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from .report.to_terminal import SAVE_TITLE, restore, size_warning, without_queries
+    from .report.play import play
 
-    if not args.speed > 0:
-        raise UsageError("--speed must be > 0")
-    if args.idle_limit is not None and args.idle_limit < 0:
-        raise UsageError("--idle-limit must be >= 0")
+    if not (math.isfinite(args.speed) and args.speed > 0):
+        raise UsageError(f"--speed is a number > 0, not {args.speed}")
+    if args.idle_limit is not None and not (math.isfinite(args.idle_limit)
+                                            and args.idle_limit >= 0):
+        raise UsageError(f"--idle-limit is a number of seconds >= 0, not {args.idle_limit}")
     recording = _open(args.file)
-    out = sys.stdout.buffer
+    size = None
     if sys.stdout.isatty():
         # The tty's own size: COLUMNS and LINES in the environment may be stale.
         cols, rows = os.get_terminal_size(sys.stdout.fileno())
-        warning = size_warning(recording, cols, rows)
-        if warning:
-            print(f"termsim play: {warning}", file=sys.stderr)
-    clock = time.monotonic()
-    last = 0.0
-
-    def pace(t: float) -> None:
-        nonlocal clock, last
-        gap = t - last
-        if args.idle_limit is not None:
-            gap = min(gap, args.idle_limit)
-        last = t
-        clock += gap / args.speed
-        delay = clock - time.monotonic()
-        if delay > 0:
-            time.sleep(delay)  # playback pacing, the point of this command
-
-    status = 0
-    try:
-        out.write(SAVE_TITLE)
-        for t, data in without_queries(recording):
-            pace(t)
-            out.write(data)
-            out.flush()
-        pace(recording.duration)  # a hang at the end is part of the story
-    except KeyboardInterrupt:
-        status = 130
-    # Undo what the recording changed, up to where it stopped if interrupted.
-    played = Playback(recording)
-    state = played.terminal_at(last) if status else played.terminal_at()
-    out.write(restore(state) + (b"\r\n" if status else b""))
-    out.flush()
-    return status
+        size = (cols, rows)
+    return play(recording, sys.stdout.buffer, sys.stderr, speed=args.speed,
+                idle_limit=args.idle_limit, size=size)
 
 
 # -- record ---------------------------------------------------------------------------------
@@ -337,7 +337,7 @@ def _record(args: argparse.Namespace) -> int:
     except UnknownKey as exc:
         raise UsageError(f"--mark-key: {exc}") from None
     status = anyio.run(record_interactively, cmd, output, cols, rows, mark_key)
-    print(f"termsim: recorded to {output} ({describe_status(status)})", file=sys.stderr)
+    say(f"termsim: recorded to {output} ({describe_status(status)})", err=True)
     if args.test is not None:
         _write_test(output, None, args.test, golden=args.golden)
     if status is None:
@@ -349,9 +349,9 @@ def _profiles(args: argparse.Namespace) -> int:
     from .emulator.profiles import PROFILES, differences
 
     for profile in PROFILES.values():
-        print(f"{profile.name}: {profile.description}")
+        say(f"{profile.name}: {profile.description}")
         for difference in differences(profile) or ["(termsim's answers: the default)"]:
-            print(f"  - {difference}")
+            say(f"  - {difference}")
     return 0
 
 
@@ -376,9 +376,8 @@ def _write_test(recording: str, other: str | None, output: str, *, golden: bool)
     for path, text in generate_files(recording, output, other=other, golden=golden).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-        print(f"termsim: wrote {path}", file=sys.stderr)
-    print(f"termsim: from {recording}; run it with: python -m pytest {output}",
-          file=sys.stderr)
+        say(f"termsim: wrote {path}", err=True)
+    say(f"termsim: from {recording}; run it with: python -m pytest {output}", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

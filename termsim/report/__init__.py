@@ -3,8 +3,8 @@
 ``draw`` holds what every renderer shares (colours, escaping, a row as it is
 drawn); ``html`` writes the self-contained timeline page, ``svg`` a
 screenshot, ``asciicast`` exports to and imports from asciinema's format,
-and ``to_terminal`` plays a recording into the user's own terminal safely
-(queries cut out, modes undone). All of them read recordings through
+and ``play`` (with ``play_allowlist``) plays a recording into the user's own
+terminal: only what draws, every mode undone on every way out. All of them read recordings through
 :class:`~termsim.Playback`, so they show the screens the engine saw.
 This package is internal: the supported API is ``termsim``'s top level.
 """

@@ -1,21 +1,15 @@
-"""Playing a recording into the user's own terminal, safely.
+"""Where the queries of a recording stand in its output stream.
 
-``termsim play`` writes what the program printed to a real terminal, which is
-not a passive screen: it answers queries, keeps modes and a window title.
-Writing the recorded bytes as they are would
+A program's queries (``ESC[6n``, DA, ``OSC 11;?``...) are what a terminal
+answers into its input: found here the way the session found them, by the
+same :class:`~termsim.Terminal` that answers them (where each begins), and
+the tokenizer's grammar, ``termsim.emulator.grammar`` (where each ends).
 
-* send the program's queries (``ESC[6n``, DA, ``OSC 11;?``...) to the user's
-  terminal, which answers them into the shell's input (``1R;1R;1R`` at the
-  prompt);
-* leave the recording's title, a hidden cursor, mouse reporting, bracketed
-  paste or the alternate screen behind when it ends or is interrupted;
-* garble every screen when the terminal is smaller than the recording.
-
-So the queries are cut out (where they are comes from the same
-:class:`~termsim.Terminal` that answers them in a session; how long each
-is, from the tokenizer that reads them, ``termsim.emulator.grammar``),
-the title is pushed and popped, what the recording changed is undone at
-the end, and a smaller terminal is reported before playing.
+``termsim play`` no longer cuts only these: what it writes to a terminal is
+an allowlist of what draws cells (:mod:`termsim.report.play_allowlist`),
+and its restoring and pacing are :mod:`termsim.report.play`'s. This module
+stays for the query spans themselves (``tests/test_play.py`` checks that
+they are found wherever reads split them).
 """
 
 from __future__ import annotations
@@ -84,46 +78,3 @@ def without_queries(
             kept.append(data[at - offset:])
         offset = end
         yield event.t, b"".join(kept)
-
-
-#: Push the title (and icon name) on the terminal's stack, to pop it after.
-SAVE_TITLE = b"\x1b[22;0t"
-
-
-def restore(terminal: Terminal) -> bytes:
-    """What to write after playing so the terminal is as it was: undo each
-    mode the recording left on, without moving the cursor on the user's
-    screen (leaving the alternate screen restores it)."""
-    modes = terminal.modes
-    out = [b"\x1b[0m"]
-    if modes.mouse is not None:
-        out.append(b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?9l\x1b[?1006l\x1b[?1005l"
-                   b"\x1b[?1015l")
-    if modes.focus_events:
-        out.append(b"\x1b[?1004l")
-    if modes.bracketed_paste:
-        out.append(b"\x1b[?2004l")
-    if modes.application_cursor:
-        out.append(b"\x1b[?1l")
-    if modes.application_keypad:
-        out.append(b"\x1b>")
-    if terminal.synchronized:
-        out.append(b"\x1b[?2026l")
-    if terminal.screen.alternate:
-        out.append(b"\x1b[?1049l")
-    if modes.cursor_shape:
-        out.append(b"\x1b[0 q")
-    out.append(b"\x1b[?25h")  # show the cursor
-    out.append(b"\x1b[23;0t")  # the title pushed before playing
-    return b"".join(out)
-
-
-def size_warning(recording: Recording, cols: int, rows: int) -> str | None:
-    """A sentence for a terminal smaller than the recording, else None."""
-    need_cols = max([recording.cols, *(e.cols for e in recording.of_type(Resize))])
-    need_rows = max([recording.rows, *(e.rows for e in recording.of_type(Resize))])
-    if cols >= need_cols and rows >= need_rows:
-        return None
-    return (f"this terminal is {cols}x{rows}, smaller than the recording's {need_cols}x"
-            f"{need_rows}: lines will wrap and screens overlap. Make the window larger, "
-            "or read the screens with `termsim show`.")
