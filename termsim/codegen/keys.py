@@ -19,6 +19,7 @@ they are no keys and are left out.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache
 
@@ -30,8 +31,9 @@ from ..errors import UnknownKey
 class Key:
     """One thing typed: ``kind`` is ``text`` (``value`` the text), ``key``
     (``value`` a key name), ``click`` (``value`` ``(row, col, button)``,
-    0-based), ``paste`` (``value`` the text) or ``bytes`` (``value``
-    bytes no key makes)."""
+    0-based), ``paste`` (``value`` the text), ``bytes`` (``value``
+    bytes no key makes) or ``secret`` (no ``value``: the recording holds a
+    mask)."""
 
     kind: str
     value: object
@@ -116,9 +118,11 @@ def decode(data: bytes, *, application_cursor: bool = False) -> list[Key]:
                 out.append(Key("click", (int(m[3]) - 1, int(m[2]) - 1,
                                          ("left", "middle", "right")[int(m[1])])))
             elif kind == "kitty" and (m[3] or b"1") != b"3":  # a release is press()'s
-                out.append(Key("key", _named(int(m[1]), int(m[2] or 1) - 1)))
+                named = _named(int(m[1]), int(m[2] or 1) - 1)
+                out.append(Key("key", named) if named is not None else Key("bytes", m[0]))
             elif kind == "other":
-                out.append(Key("key", _named(int(m[2]), int(m[1]) - 1)))
+                named = _named(int(m[2]), int(m[1]) - 1)
+                out.append(Key("key", named) if named is not None else Key("bytes", m[0]))
             elif kind == "x10" and m[1][0] - 32 in (0, 1, 2):
                 out.append(Key("click", (m[3][0] - 33, m[2][0] - 33,
                                          ("left", "middle", "right")[m[1][0] - 32])))
@@ -152,10 +156,16 @@ def decode(data: bytes, *, application_cursor: bool = False) -> list[Key]:
     return out
 
 
-def _named(number: int, modifiers: int) -> str:
+def _named(number: int, modifiers: int) -> str | None:
     """A key's name from its number (a character's code point, or the
-    kitty protocol's number for a key that is none) and modifier bits."""
-    key = _KITTY_NUMBERS.get(number) or (chr(number) if number > 32 else "space")
+    kitty protocol's number for a key that is none) and modifier bits;
+    None for a number no key has (past Unicode, a surrogate, a control)."""
+    key = _KITTY_NUMBERS.get(number)
+    if key is None and number > 32:
+        if number > sys.maxunicode or not chr(number).isprintable():
+            return None
+        key = chr(number)
+    key = key or "space"
     mods = [name for bit, name in reversed(_MODIFIER_NAMES) if modifiers & bit]
     order = {"ctrl": 0, "alt": 1, "shift": 2, "super": 3}
     return "+".join([*sorted(mods, key=order.__getitem__), key])

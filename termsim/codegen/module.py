@@ -1,12 +1,27 @@
 """The generated test, as a Python module a person would have written.
 
-It imports only ``pytest`` and ``termsim``, starts the recorded command at
-the recorded size, and runs the steps in one ``drive(term)`` function, so
-the same steps run live (``test_<name>``) and against the recording
-(``termsim.replay(path)`` with ``drive``), as ``recordings/scenarios.py``
-does for this project's own recordings. Each input that changed the
-screen returns its mark and is followed by the wait it caused
-(``since=mark``). Nothing in it sleeps.
+It imports only ``pytest`` and ``termsim`` (and ``os`` for the secrets
+below), starts the recorded command at the recorded size, and runs the
+steps in one ``drive(term)`` function, so the same steps run live
+(``test_<name>``) and against the recording (``termsim.replay(path)`` with
+``drive``), as ``recordings/scenarios.py`` does for this project's own
+recordings. Each input that changed the screen returns its mark and is
+followed by the wait it caused (``since=mark``). Nothing in it sleeps.
+
+What the recording holds (its name, the time it was made, the command,
+the comments typed into the marks menu, the screens, what was typed) is a
+stranger's data: it goes into the source only as literals and comments
+that no text can break out of (``literals.py``), so that importing or
+collecting the test runs nothing a recording says.
+
+An input the recording holds as a mask (typed where the terminal echoed
+nothing, a password; or declared secret) is typed from an environment
+variable, ``TERMSIM_SECRET_<n>``. The test fails, naming the variable,
+when it is not set, rather than skipping: a test skipped for want of a
+secret passes in a CI summary without having run, and a mask typed
+instead of the secret would only fail later, at a wait, without saying
+why. Replaying the recording needs none (a replay does not compare what
+was typed where the recording holds a mask).
 
 The text is the same for the same recording (no clock, no path of this
 machine but what the recording holds), and formatted by ruff's formatter
@@ -26,6 +41,14 @@ from ..emulator.terminal import Terminal
 from ..engine.screentext import Options, render
 from ..recording.format import Recording
 from .keys import Key
+from .literals import (
+    comment,
+    docstring_words,
+    identifier,
+    literal,
+    literal_list,
+    screen_argument,
+)
 from .masks import variable_spans
 from .steps import Session, Step, read
 from .waits import Wait, awaited_text, choose, region_of
@@ -38,13 +61,18 @@ DEFAULT_TIMEOUT = 10.0
 FIRST_TIMEOUT = 30
 
 
-def _call(key: Key) -> str:
+def _call(key: Key, secrets: list[str]) -> str:
+    """The driver's call that sends ``key``; a secret is named in
+    ``secrets`` (``SECRET_1``, ``SECRET_2``... in the order they are typed)."""
+    if key.kind == "secret":
+        secrets.append(f"SECRET_{len(secrets) + 1}")
+        return f"type({secrets[-1]}, secret=True)"
     if key.kind == "text":
-        return f"type({key.value!r})"
+        return f"type({literal(str(key.value))})"
     if key.kind == "paste":
-        return f"type({key.value!r})"
+        return f"type({literal(str(key.value))})"
     if key.kind == "key":
-        return f"press({key.value!r})"
+        return f"press({literal(str(key.value))})"
     if key.kind == "click":
         assert isinstance(key.value, tuple)
         row, col, button = key.value
@@ -61,9 +89,8 @@ def _timeout(step_time: float, screens_end: float) -> str:
 
 
 def test_name(recording_path: str) -> str:
-    stem = Path(recording_path).stem
-    name = re.sub(r"\W+", "_", stem).strip("_").lower() or "session"
-    return name if not name[0].isdigit() else f"session_{name}"
+    """The test's name after the recording's file, as an identifier."""
+    return identifier(Path(recording_path).stem, "session")
 
 
 def generate(path: str, *, other: str | None = None, golden: bool = False) -> str:
@@ -81,6 +108,9 @@ def generate_files(path: str, test: str, *, other: str | None = None,
     reads (in ``<test>.screens/``, beside it), each with its text."""
     source, goldens = _generate(path, other, golden)
     screens = Path(test).with_suffix(".screens")
+    # The names are codegen's own (``screen-<n>``), never a recording's:
+    # no golden is written outside the test's .screens folder.
+    assert all(re.fullmatch(r"screen-\d+", name) for name in goldens), goldens
     return {Path(test): source, **{screens / f"{name}.screen": text
                                    for name, text in goldens.items()}}
 
@@ -90,7 +120,10 @@ def _generate(path: str, other: str | None, golden: bool) -> tuple[str, dict[str
     session = read(recording)
     second = read(Recording.open(other)) if other is not None else None
     names: set[str] = set()
+    #: The statements of ``drive``, one an item (a screen's string may hold
+    #: newlines: its rows).
     body: list[str] = []
+    secrets: list[str] = []
     goldens: dict[str, str] = {}
     marked = _Marks(names, goldens, golden)
 
@@ -107,8 +140,8 @@ def _generate(path: str, other: str | None, golden: bool) -> tuple[str, dict[str
     for index, step in enumerate(steps):
         other_step = second.steps[index] if second and index < len(second.steps) else None
         wait = _wait_after(step, other_step, session, index)
-        call = f"resize(cols={step.resize[0]}, rows={step.resize[1]})" if step.resize \
-            else _call(step.keys[0])
+        call = f"resize(cols={step.resize[0]!r}, rows={step.resize[1]!r})" if step.resize \
+            else _call(step.keys[0], secrets)
         if wait is None:
             body.append(f"await term.{call}")
             body += marked.code(step.marks)
@@ -134,7 +167,7 @@ def _generate(path: str, other: str | None, golden: bool) -> tuple[str, dict[str
             body += marked.code([("screen", steps[-1].final, "")])
     if session.exited:
         body.append(f"assert await term.wait_exit() == {session.exit_status!r}")
-    return _module(path, recording, session, body, names, bool(goldens)), goldens
+    return _module(path, recording, session, body, names, bool(goldens), secrets), goldens
 
 
 class _Marks:
@@ -151,7 +184,7 @@ class _Marks:
         lines: list[str] = []
         for kind, snap, text in marks:
             if kind == "comment":
-                lines.append(f"# {text}")
+                lines.append(comment(text))
             elif kind == "row":
                 row = snap.cursor.row
                 wait = awaited_text(snap.lines[row], None, region_of(row, snap.rows), self.names)
@@ -169,15 +202,13 @@ class _Marks:
             self.names.add("Region")
         options = Options(mask=tuple(Region.row(r) for r in varying), cursor=False)
         if self.golden:
+            # Numbered here, never named by the recording: a golden's file
+            # stays in the test's .screens folder.
             name = f"screen-{len(self.goldens) + 1}"
             self.goldens[name] = render(snap, options).text()
             return [f'await term.expect_screen(golden=SCREENS / "{name}.screen"{mask})']
-        rows = [row.rstrip() for row in render(snap, options).rows]
-        while rows and not rows[-1]:
-            rows.pop()
-        if all(row.startswith(" ") for row in rows if row):
-            rows = [f"|{row}|" for row in render(snap, options).rows]  # blanks kept
-        return ['await term.expect_screen("""', *rows, f'"""{mask})']
+        return [f"await term.expect_screen({screen_argument(render(snap, options).rows)}"
+                f"{mask})"]
 
 
 def _blank(session: Session) -> Snapshot:
@@ -195,20 +226,29 @@ def _wait_after(step: Step, other: Step | None, session: Session, index: int) ->
 
 
 def _module(path: str, recording: Recording, session: Session, body: list[str],
-            names: set[str], goldens: bool) -> str:
+            names: set[str], goldens: bool, secrets: list[str]) -> str:
     imports = sorted(names)
     header = recording.header
-    started = str(header.get("started", ""))[:19]
+    # Words in the docstring, not code: shown as printable() shows them,
+    # their quotes and backslashes escaped.
+    name = docstring_words(Path(path).name)
+    started = docstring_words(str(header.get("started", ""))[:19])
     argv = session.argv
     lines = [
-        f'"""Generated by `termsim codegen` from {Path(path).name} (recorded {started}).',
+        f'"""Generated by `termsim codegen` from {name} (recorded {started}).',
         "",
         "Each input is followed by the wait for what it made the program draw",
         "(since=mark: only what it drew after reading that input counts). Edit",
         "freely: the waits are plain termsim predicates.",
+        *(["",
+           "The recording holds masks where secrets were typed: the test types",
+           "what the environment variables named below hold there (a newline at",
+           "the end is Enter), and fails if one is not set."] if secrets else []),
         '"""',
         "",
-        *(["from pathlib import Path", ""] if goldens else []),
+        *(["import os"] if secrets else []),
+        *(["from pathlib import Path"] if goldens else []),
+        *([""] if secrets or goldens else []),
         "import pytest",
         "",
         "import termsim",
@@ -219,8 +259,9 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "",
         "pytestmark = pytest.mark.anyio",
         "",
-        f"COMMAND = {argv!r}",
+        f"COMMAND = {literal_list(argv)}",
         *(['SCREENS = Path(__file__).with_suffix(".screens")'] if goldens else []),
+        *[f'{secret} = os.environ.get("TERMSIM_{secret}", "")' for secret in secrets],
         "",
         "",
         "async def drive(term: termsim.Driver) -> None:",
@@ -228,22 +269,33 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "",
         "",
         f"async def test_{test_name(path)}() -> None:",
-        f"    async with termsim.spawn(COMMAND, cols={session.cols}, rows={session.rows})"
+        *_needed(secrets),
+        f"    async with termsim.spawn(COMMAND, cols={session.cols!r}, rows={session.rows!r})"
         " as term:",
         "        await drive(term)",
     ]
     return _formatted("\n".join(lines) + "\n")
 
 
+def _needed(secrets: list[str]) -> list[str]:
+    """The test's first lines: it fails, saying what to set, without the
+    secrets it types."""
+    if not secrets:
+        return []
+    names = ", ".join(f'"TERMSIM_{secret}"' for secret in secrets)
+    return [
+        f"    for name in ({names},):",
+        "        if name not in os.environ:",
+        '            pytest.fail(f"set {name} to what was typed there: the recording holds "',
+        '                        "a mask, not the secret")',
+    ]
+
+
 def _indented(body: list[str]) -> list[str]:
-    """The body's lines in the function, a screen's rows in its string left
-    as they are (their blanks are the screen's)."""
-    out, inside = [], False
-    for line in body:
-        out.append(line if inside else f"    {line}")
-        if line.count('"""') == 1:
-            inside = not inside
-    return out
+    """The body's statements in the function: each one's first line
+    indented; a screen's rows, the lines after it in its string, left as
+    they are (their blanks are the screen's)."""
+    return [f"    {statement}" for statement in body]
 
 
 def _formatted(source: str) -> str:

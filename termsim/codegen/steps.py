@@ -91,7 +91,12 @@ class Step:
 
     @property
     def text(self) -> str | None:
-        return str(self.keys[0].value) if self.keys[0].kind == "text" else None
+        return str(self.keys[0].value) if self.keys and self.keys[0].kind == "text" else None
+
+    @property
+    def secret(self) -> bool:
+        """Whether it types a secret the recording holds as a mask."""
+        return bool(self.keys) and self.keys[0].kind == "secret"
 
     @property
     def final(self) -> Snapshot:
@@ -138,7 +143,16 @@ def read(recording: Recording) -> Session:
             continue
         if isinstance(event, Input):
             if event.secret:
-                keys = [Key("bytes", event.data)]
+                last = steps[-1] if steps else None
+                if last is not None and last.secret and (not last.screens or not event.data):
+                    # Typed on where nothing is echoed (a password, key by
+                    # key), or the rest of a secret redaction masked in its
+                    # first key's input (the others are left empty, whatever
+                    # was echoed between): one secret, as the test will type it.
+                    last.index, last.read = marks, False
+                    continue
+                # Its bytes are a mask: the test types what a person gives it.
+                keys = [Key("secret", None)]
             else:
                 keys = decode(event.data,
                               application_cursor=terminal.screen.modes.application_cursor)

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
+from .literals import literal, raw_pattern
 from .masks import fixed_text, pattern_of, variable_spans
 from .panes import Layout, Pane
 from .steps import Screen
@@ -110,8 +111,8 @@ def _awaited(line: str, other: str | None) -> tuple[str, str] | None:
 def _source(awaited: tuple[str, str], region: str, names: set[str]) -> str:
     kind, value = awaited
     names.update((kind, "Region"))
-    literal = repr(value) if kind == "Text" else _raw(value)
-    return f"{kind}({literal}, region={region})"
+    source = literal(value) if kind == "Text" else raw_pattern(value)
+    return f"{kind}({source}, region={region})"
 
 
 def awaited_text(line: str, other: str | None, region: str, names: set[str]) -> str | None:
@@ -131,13 +132,6 @@ def _shows(awaited: tuple[str, str], region: Region, snap: Snapshot) -> bool:
 def _rect(top: int, left: int, bottom: int, right: int) -> tuple[str, Region]:
     return (f"Region.rect({top}, {left}, {bottom}, {right})",
             Region.rect(top, left, bottom, right))
-
-
-def _raw(pattern: str) -> str:
-    """A pattern as a raw string literal where one can hold it."""
-    if '"' not in pattern and "\n" not in pattern and not pattern.endswith("\\"):
-        return f'r"{pattern}"'
-    return repr(pattern)
 
 
 def _changed_rows(before: Snapshot, after: Snapshot) -> list[int]:
@@ -227,7 +221,7 @@ def _long_reply(transcript: str, final: Snapshot, names: set[str]) -> str | None
     if not above or _words("".join(above)) < 2:
         return None
     names.update(("Text", "Region"))
-    return f"Text({chr(10).join(above)!r}, region=Region.transcript())"
+    return f"Text({literal(chr(10).join(above))}, region=Region.transcript())"
 
 
 @dataclass
@@ -340,7 +334,7 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
         left = final.span(cursor_row, start, min(final.cursor.col, final.cols))
         tail = _cursor_text(left)
         if tail.strip(_FRAME) and not variable_spans(tail):
-            parts.append(f"CursorAfter({tail!r})")
+            parts.append(f"CursorAfter({literal(tail)})")
             names.add("CursorAfter")
         parts.append("InputReady()")
         names.add("InputReady")
@@ -354,5 +348,5 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
     transient = _transient(screens, before, final)
     if transient is not None:
         names.update(("Sequence", "Text", "Region"))
-        source = f"Sequence(Text({transient!r}, region=Region.row(-1)), {source})"
+        source = f"Sequence(Text({literal(transient)}, region=Region.row(-1)), {source})"
     return Wait(source, names)
