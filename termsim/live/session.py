@@ -29,14 +29,17 @@ from typing import Any, Concatenate, Literal, ParamSpec
 import anyio
 
 from ..emulator.emulation import Emulation
+from ..emulator.grammar import Scanner
 from ..emulator.profiles import TERMINAL_VARIABLES, Profile, profile_named
 from ..emulator.terminal import Policy, Terminal
 from ..engine.driver import Driver
 from ..engine.engine import Engine
+from ..engine.redaction import DrawnSecrets
 from ..engine.settings import matrix_defaults, recording_path_for, substitute_for
 from ..engine.source import Mark
-from ..errors import SessionClosed, TermsimError, surface, surface_sync
+from ..errors import ArgumentError, SessionClosed, TermsimError, surface, surface_sync
 from ..events import Hangup, How, Input, Resize, Warned, errored
+from ..recording.fields import MAX_SIZE
 from ..recording.recorder import Recorder
 from ..recording.redact import REDACTED, Redactor
 from .pty import PtySource
@@ -118,7 +121,9 @@ class Session(Driver):
         self._record = record
         #: Where this session records (None: it does not); known once started.
         self.record_path = None if not record else os.fspath(record)
-        self._redactor = Redactor(redact)
+        # Secrets are looked for in what the program draws and what is typed,
+        # read with the terminal's own grammar (escape sequences passed over).
+        self._redactor = Redactor(redact, tokens=Scanner)
         # Everything termsim shows (errors, warnings, logs, marks) is redacted
         # the way the recording is.
         self.engine.scrub = self._redactor.text
@@ -176,6 +181,16 @@ class Session(Driver):
             raise dirty
         return suppressed
 
+    def _drawn_secrets(self) -> DrawnSecrets | None:
+        """How the recorder finds secrets in the output: on a terminal of
+        its own drawn like this one (None: nothing to redact)."""
+        if not self._redactor.patterns:
+            return None
+        terminal = self.terminal
+        shadow = Terminal(terminal.cols, terminal.rows, term=self.env.get("TERM", ""),
+                          emulation=terminal.emulation, profile=self.profile)
+        return DrawnSecrets(self._redactor, shadow)
+
     @surface
     async def start(self) -> None:
         """Start the program. ``async with spawn(...)`` calls this for you."""
@@ -199,7 +214,7 @@ class Session(Driver):
                 cols=self.terminal.cols, rows=self.terminal.rows, env=self.env,
                 policy=self.terminal.policy, on_failure=self._recording_failed,
                 cell_size=self._pty.cell_size, emulation=self.terminal.emulation.to_header(),
-                profile=self.profile.name,
+                profile=self.profile.name, output=self._drawn_secrets(),
             )
             self.listeners.insert(0, self._recorder)
             self.engine.recording = self.record_path
@@ -295,6 +310,9 @@ class Session(Driver):
         """Resize the screen and the PTY; the program gets SIGWINCH."""
         if self._pty.proc is None or self._closed:
             raise SessionClosed("the session is closed")
+        if self._recorder is not None and not (1 <= cols <= MAX_SIZE and 1 <= rows <= MAX_SIZE):
+            raise ArgumentError(f"resize({cols}, {rows}): a recorded screen is at most "
+                                f"{MAX_SIZE}x{MAX_SIZE} (a reader refuses larger ones)")
         await anyio.lowlevel.checkpoint_if_cancelled()
         self._pty.drain()  # what was read before the resize, at the old size
         event = Resize(self._now(), cols, rows)

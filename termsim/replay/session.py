@@ -28,6 +28,7 @@ from dataclasses import replace
 
 import anyio
 
+from ..emulator.xterm import printable
 from ..engine.driver import Driver
 from ..engine.engine import Engine
 from ..engine.playback import terminal_for
@@ -246,8 +247,32 @@ class ReplaySession(Driver):
             got += following.data
         return replace(recorded, data=got)
 
+    async def _rest_of_secret(self, data: bytes, label: str, *, secret: bool) -> None:
+        """Take the recorded inputs that held the rest of a secret the test
+        sends in one write (as codegen writes it): the inputs redaction
+        left empty after masking a secret typed key by key in the first
+        key's input (one per character the test sends, at most), and, for
+        a test's own secret, the secret inputs that follow with no output
+        between them (a password typed key by key, nothing echoed)."""
+        left = len(data.decode("utf-8", "replace")) - 1
+        while True:
+            j = self._next
+            drawn = False
+            while j < len(self._events) and not isinstance(self._events[j], Input | Resize):
+                drawn = drawn or isinstance(self._events[j], Output)
+                j += 1
+            upcoming = self._events[j] if j < len(self._events) else None
+            if not isinstance(upcoming, Input) or not upcoming.secret:
+                return
+            if not upcoming.data and left > 0:
+                left -= 1
+            elif not (secret and not drawn):
+                return
+            await self._catch_up_to(Input, label)
+
     def _diverge(self, message: str) -> None:
-        message = f"replay diverged at {self._clock:.3f} s: {message}"
+        # The labels quoted are a recording's: shown, not obeyed, by a terminal.
+        message = printable(f"replay diverged at {self._clock:.3f} s: {message}")
         if self.strict:
             raise ReplayDivergence(message)
         self.divergences.append(message)
@@ -258,6 +283,8 @@ class ReplaySession(Driver):
             recorded, self._left_over = self._left_over, None
         else:
             recorded = await self._catch_up_to(Input, label)
+        if isinstance(recorded, Input) and recorded.secret:
+            await self._rest_of_secret(data, label, secret=secret)
         if isinstance(recorded, Input) and not recorded.secret and recorded.data != data:
             if data.startswith(recorded.data):
                 recorded = await self._rest_of(data, recorded, label)

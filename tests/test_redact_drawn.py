@@ -1,0 +1,326 @@
+"""Redaction on what a person reads: a secret drawn with escape sequences
+between its characters, split across reads, or typed key by key never
+reaches anything termsim writes (issue 33, defect 7).
+
+``redact=`` once matched the raw output bytes and each input write alone:
+``h ESC[31m u ESC[0m nter2`` or ten ``press()`` calls kept the secret in
+the recording, the replayed screen, ``show``, the HTML page and codegen.
+Here a secret is styled, split and typed at random, and every artifact is
+scanned for it and for each of its halves.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from io import BytesIO, StringIO, TextIOWrapper
+from pathlib import Path
+
+import pytest
+from conftest import examples, program
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import termsim
+from termsim import InputReady, Playback, Recording, Region, Text
+from termsim.cli import main
+from termsim.codegen import generate
+from termsim.emulator.grammar import Scanner
+from termsim.emulator.terminal import Terminal
+from termsim.engine.redaction import DrawnSecrets, mask
+from termsim.events import (
+    End,
+    Event,
+    Input,
+    InputRead,
+    Note,
+    Output,
+    WaitEnded,
+    WaitStarted,
+)
+from termsim.recording.recorder import Recorder
+from termsim.recording.redact import REDACTED, Redactor
+
+#: Secrets are drawn from letters nothing else in an artifact is made of
+#: (and one two-byte character, so that reads split inside it too); twelve
+#: or more, so that a half is six or more and cannot turn up by chance.
+ALPHABET = "JQXZVKWYЖ"
+secrets = st.text(ALPHABET, min_size=12, max_size=20)
+
+#: What a program may put between two characters of a secret without
+#: moving the cursor: colours, erasing the rest of the row, a title, a
+#: saved and restored cursor, the cursor hidden and shown, a bell, a query.
+BETWEEN = [b"", b"\x1b[1m", b"\x1b[38;5;123m", b"\x1b[0m", b"\x1b[K", b"\x1b]0;t\x07",
+           b"\x1b7\x1b8", b"\x1b[?25l", b"\x1b[?25h", b"\x07", b"\x1b[6n", b"\x1b[?2026h"]
+
+
+def halves(secret: str) -> list[str]:
+    middle = len(secret) // 2
+    return [secret, secret[:middle], secret[middle:]]
+
+
+def styled(secret: str, draw: st.DrawFn) -> bytes:
+    """The secret with a random sequence before each character."""
+    return b"".join(draw(st.sampled_from(BETWEEN)) + ch.encode() for ch in secret)
+
+
+def cut(data: bytes, points: list[int]) -> list[bytes]:
+    at = sorted({min(p, len(data)) for p in points})
+    return [data[a:b] for a, b in zip([0, *at], [*at, len(data)], strict=True)]
+
+
+def screen_text(data: bytes) -> str:
+    terminal = Terminal(80, 24)
+    terminal.feed(data)
+    return terminal.screen.text
+
+
+@st.composite
+def drawn_streams(draw: st.DrawFn) -> tuple[str, bytes, list[bytes]]:
+    secret = draw(secrets)
+    data = b"token: \x1b[2m" + styled(secret, draw) + b"\x1b[0m done\r\n"
+    points = draw(st.lists(st.integers(0, len(data)), max_size=8))
+    return secret, data, cut(data, points)
+
+
+@settings(max_examples=examples(200), deadline=None, database=None)
+@given(drawn_streams())
+def test_a_styled_secret_split_anywhere_is_masked_on_the_screen_and_in_the_bytes(
+    case: tuple[str, bytes, list[bytes]],
+) -> None:
+    secret, data, chunks = case
+    redactor = Redactor([secret], tokens=Scanner)
+    out = b"".join(redactor.feed(c) for c in chunks) + redactor.flush()
+    shown = screen_text(out)
+    for part in halves(secret):
+        assert part.encode() not in out and part not in shown
+    assert f"token: {REDACTED} done" in shown
+    # Where the reads fell changes nothing: the same bytes as in one read.
+    whole = Redactor([secret], tokens=Scanner)
+    assert out == whole.feed(data) + whole.flush()
+
+
+def test_the_sequences_between_the_characters_stay() -> None:
+    """Only the characters go: the colours and the erase around them are
+    kept, so the replayed screen keeps its styles and its layout."""
+    redactor = Redactor(["hunter2"], tokens=Scanner)
+    data = b"pw: h\x1b[31mun\x1b[Kter\x1b[0m2 ok"
+    assert redactor.feed(data) + redactor.flush() == \
+        f"pw: {REDACTED}\x1b[31m\x1b[K\x1b[0m ok".encode()
+
+
+def test_honest_output_is_not_held_back() -> None:
+    """A stream is held only where a secret may begin: output that cannot
+    is written at once, and a literal secret is never held whole."""
+    redactor = Redactor(["hunter2"], tokens=Scanner)
+    assert redactor.feed(b"hello \x1b[1mworld\x1b[0m") == b"hello \x1b[1mworld\x1b[0m"
+    assert redactor.feed(b"say hun") == b"say "  # "hun" may be the secret's start
+    assert redactor.feed(b"gry") == b"hungry"
+    assert redactor.feed(b"hunter2") == REDACTED.encode()
+
+
+# -- a whole session, through the recorder, to every artifact -----------------------------
+
+
+@st.composite
+def sessions(draw: st.DrawFn) -> tuple[str, list[Event]]:
+    """A session that types a secret in random pieces (one key each, or a
+    few at a time) at a prompt that echoes each piece styled, in one or
+    several reads, with notes and waits naming it."""
+    secret = draw(secrets)
+    pieces: list[str] = []
+    rest = secret
+    while rest:
+        size = draw(st.integers(1, len(rest)))
+        pieces.append(rest[:size])
+        rest = rest[size:]
+    events: list[Event] = [Output(0.01, b"\x1b]0;prompt\x07READY> ")]
+    t = 0.02
+    for index, piece in enumerate(pieces, start=1):
+        label = f"key {piece}" if len(piece) == 1 else f"type {piece!r}"
+        events.append(Input(t, piece.encode(), label, tracked=True))
+        echo = styled(piece, draw)
+        for chunk in cut(echo, draw(st.lists(st.integers(0, len(echo)), max_size=3))):
+            t += 0.001
+            events.append(Output(t, chunk))
+        events.append(InputRead(t, index, True))
+        t += 0.01
+    events += [
+        WaitStarted(t, 1, f"text {secret!r} in the screen", None, 10.0),
+        WaitEnded(t + 0.001, 1, "matched"),
+        Note(t + 0.002, f"saw {secret}"),
+        Input(t + 0.003, b"\r", "key enter", tracked=True),
+        Output(t + 0.004, b"\r\n> "),
+        End(t + 0.005, "closed"),
+    ]
+    return secret, events
+
+
+def record(path: Path, secret: str, events: list[Event]) -> None:
+    """Record as a session does: the output read on a screen of its own."""
+    redactor = Redactor([secret], tokens=Scanner)
+    recorder = Recorder(path, redactor=redactor, argv=["prog"], cwd="/", cols=80, rows=24,
+                        env={"TERM": "xterm-256color"}, policy={},
+                        output=DrawnSecrets(redactor, Terminal(80, 24)))
+    for event in events:
+        recorder(event)
+
+
+def artifacts(path: Path, tmp: Path) -> dict[str, str]:
+    """Everything termsim writes from a recording, as text a person reads."""
+    out: dict[str, str] = {"file": path.read_bytes().decode("utf-8", "surrogateescape")}
+    recording = Recording.open(path)
+    playback = Playback(recording)
+    out["screens"] = "\n".join(playback.screen_at(e.t).text for e in recording.events)
+    commands = {
+        "show": ["show", str(path)], "frame": ["show", "--frame", str(path)],
+        "steps": ["show", "--steps", str(path)],
+        "steps-md": ["show", "--steps", "--format", "md", str(path)],
+        "steps-json": ["show", "--steps", "--format", "json", str(path)],
+        "info": ["info", str(path)], "codegen": ["codegen", str(path)],
+    }
+    for name, argv in commands.items():
+        out[name] = _run(argv)
+    for suffix in ("html", "cast", "txt", "svg"):
+        target = tmp / f"out.{suffix}"
+        _run(["export", str(path), "-o", str(target)])
+        out[suffix] = html.unescape(target.read_text())
+    out["steps-json"] = json.dumps(json.loads(out["steps-json"]), ensure_ascii=False)
+    out["cast"] = "\n".join(json.dumps(json.loads(line), ensure_ascii=False)
+                            for line in out["cast"].splitlines() if line.strip())
+    return out
+
+
+def _run(argv: list[str]) -> str:
+    buffer = BytesIO()
+    stdout = TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape")
+    with redirect_stdout(stdout), redirect_stderr(StringIO()):
+        status = main(argv)
+        stdout.flush()
+    assert status == 0, argv
+    return buffer.getvalue().decode("utf-8", "surrogateescape")
+
+
+def assert_nowhere(secret: str, found: dict[str, str]) -> None:
+    leaks = [(name, part) for name, text in found.items() for part in halves(secret)
+             if part in text]
+    assert not leaks
+
+
+def kinds(events: list[Event]) -> list[str]:
+    """The order of a session's events, consecutive outputs as one (the
+    recorder may cut an output where a secret may begin)."""
+    out: list[str] = []
+    for event in events:
+        kind = type(event).__name__
+        if not (kind == "Output" and out and out[-1] == kind):
+            out.append(kind)
+    return out
+
+
+@settings(max_examples=examples(40), deadline=None, database=None)
+@given(sessions())
+def test_a_secret_typed_and_drawn_at_random_is_in_no_artifact(
+    tmp_path_factory: pytest.TempPathFactory, case: tuple[str, list[Event]],
+) -> None:
+    secret, events = case
+    tmp = tmp_path_factory.mktemp("s")
+    path = tmp / "s.tsr"
+    record(path, secret, events)
+    assert_nowhere(secret, artifacts(path, tmp))
+    recording = Recording.open(path)
+    # In its place, the mask, on the replayed screen; nothing out of order.
+    assert f"READY> {REDACTED}" in Playback(recording).screen_at().text
+    assert kinds(recording.events) == kinds(events)
+    typed = [e for e in recording.of_type(Input) if e.label != "key enter"]
+    assert all(e.secret and e.label.endswith(REDACTED) for e in typed)
+
+
+def test_a_partial_secret_at_the_end_is_written_as_it_was(tmp_path: Path) -> None:
+    """What never became the secret is not masked: the held start of one is
+    written whole at the end, and everything after it kept its order."""
+    path = tmp_path / "s.tsr"
+    recorder = Recorder(path, redactor=Redactor(["JQXZVK"], tokens=Scanner), argv=["prog"],
+                        cwd="/", cols=80, rows=24, env={}, policy={})
+    for event in (Output(0.1, b"say JQX"), Input(0.2, b"\r", "key enter"), Output(0.3, b"ZV")):
+        recorder(event)
+    # "JQX" may begin the secret: held, and the events after it with it.
+    assert Recording.open(path).events == [Output(0.1, b"say ")]
+    recorder.close(0.4, "closed")
+    assert Recording.open(path).events == [
+        Output(0.1, b"say "), Output(0.1, b"JQX"), Input(0.2, b"\r", "key enter"),
+        Output(0.3, b"ZV"), End(0.4, "closed")]
+
+
+# -- real programs -----------------------------------------------------------------------
+
+SECRET = "JQXZVKWYJQXZ"
+
+
+@pytest.mark.anyio
+async def test_a_secret_typed_key_by_key_into_a_colouring_prompt_is_in_no_artifact(
+    tmp_path: Path,
+) -> None:
+    """The program reads one key at a time and echoes it between two SGR
+    sequences; the test presses the secret's keys one by one."""
+    path = tmp_path / "s.tsr"
+    async with termsim.spawn(program("styled_echo.py"), record=path, redact=[SECRET]) as term:
+        await term.wait_for(Text("READY>") & InputReady(), timeout=10)
+        for key in SECRET:
+            await term.press(key)
+        await term.wait_for(Text(f"READY> {SECRET}"), timeout=10)  # the live screen is real
+        mark = await term.press("enter")
+        await term.wait_for(Text(">", region=Region.row(1)), since=mark, timeout=10)
+        await term.press("ctrl+d")
+        assert await term.wait_exit(timeout=10) == 0
+    assert_nowhere(SECRET, artifacts(path, tmp_path))
+    assert f"READY> {REDACTED}" in Playback(Recording.open(path)).screen_at().text
+    # codegen asks for the secret once, not once a key.
+    source = generate(str(path))
+    assert source.count("type(SECRET_1, secret=True)") == 1 and "SECRET_2" not in source
+    # The masked keys replay: pressed one by one as recorded, or typed in one
+    # write (the first key's input holds the mask, the others are empty).
+    for whole in (False, True):
+        async with termsim.replay(path, strict=True) as replayed:
+            await replayed.wait_for(Text("READY>"), timeout=10)
+            if whole:
+                await replayed.type(SECRET)
+            else:
+                for key in SECRET:
+                    await replayed.press(key)
+            await replayed.wait_for(Text(f"READY> {REDACTED}"), timeout=10)
+            mark = await replayed.press("enter")
+            await replayed.wait_for(Text(">", region=Region.row(1)), since=mark, timeout=10)
+            await replayed.press("ctrl+d")
+            assert await replayed.wait_exit(timeout=10) == 0
+
+
+LEXED = str(Path(__file__).resolve().parent / "programs" / "ptk_lexed.py")
+
+
+@pytest.mark.anyio
+async def test_a_secret_typed_into_prompt_toolkit_with_a_colour_per_character(
+    tmp_path: Path,
+) -> None:
+    """prompt_toolkit redraws what changed after each key, each character
+    in its own colour: the secret never crosses the PTY as one string."""
+    pytest.importorskip("prompt_toolkit")
+    path = tmp_path / "s.tsr"
+    async with termsim.spawn([sys.executable, LEXED], record=path, redact=[SECRET]) as term:
+        await term.wait_for(Text("key> ") & InputReady(), timeout=30)
+        for key in SECRET:
+            await term.press(key)
+        await term.wait_for(Text(f"key> {SECRET}"), timeout=30)
+        mark = await term.press("enter")
+        await term.wait_for(Text(f"entered {len(SECRET)} characters"), since=mark, timeout=30)
+        assert await term.wait_exit(timeout=10) == 0
+        live = term.screen.text
+    assert_nowhere(SECRET, artifacts(path, tmp_path))
+    # The mask is as wide as the secret: prompt_toolkit's cursor moves
+    # (``ESC[17D``) land where they did, and the replayed screen is the
+    # live one with the secret masked, cell for cell.
+    replayed = Playback(Recording.open(path)).screen_at().text
+    assert replayed == live.replace(SECRET, mask(len(SECRET)))
+    assert mask(len(SECRET)) == "[REDACTED]**"
