@@ -243,11 +243,10 @@ def _export(args: argparse.Namespace) -> int:
     _check_at(args)
     recording = _open(args.file)
     if suffix == ".html":
-        from .report.html import recording_html
+        from .report.html import write_recording_html
 
-        page = recording_html(recording)
         with open(args.output, "w", encoding="utf-8") as out:
-            out.write(page)
+            write_recording_html(recording, out)
         say(f"wrote the session ({recording.duration:.3f} s) to {args.output}", err=True)
         return 0
     if suffix == ".svg":

@@ -30,7 +30,11 @@ so the page still loads nothing.
 The screens are computed by walking the events once through one
 :class:`~termsim.Terminal`, taking a snapshot after each output or resize
 event (at most ``max_frames``, evenly spaced, always keeping the last); rows
-shared between frames are stored once. This module assembles the page and
+shared between frames are stored once, and each screen is let go once it
+is encoded. The page is written to a stream piece by piece
+(:func:`write_recording_html`; :func:`recording_html` is that into a
+string), never held as one string (``tests/test_html_memory.py`` bounds
+an export's peak memory by the page). This module assembles the page and
 writes its markup (header, player, timeline, event list); encoding the
 screens as the page's data is :mod:`termsim.report.html_screens`'s, and the
 page's inline style sheet and script are :mod:`termsim.report.html_assets`'s.
@@ -40,7 +44,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from typing import Any
+import io
+from typing import Any, TextIO
 
 from ..emulator.signals import (
     Bell,
@@ -70,7 +75,7 @@ from ..events import (
 from ..recording.format import Recording
 from .draw import escape
 from .html_assets import CSS, SCRIPT
-from .html_screens import FrameEncoder, json_for_script
+from .html_screens import FrameEncoder, write_json_for_script
 from .html_trace import trace_data, trace_html
 
 #: The script and the screen encoder under the names tests/test_html.py
@@ -84,6 +89,20 @@ MAX_FRAMES = 2000
 
 def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str:
     """The recording as a standalone HTML page (see the module's description)."""
+    out = io.StringIO()
+    write_recording_html(recording, out, max_frames=max_frames)
+    return out.getvalue()
+
+
+def write_recording_html(recording: Recording, out: TextIO, *,
+                         max_frames: int = MAX_FRAMES) -> None:
+    """Write the page :func:`recording_html` returns to ``out``, piece by piece.
+
+    What this holds at once is the page's data (the distinct rows, the
+    frames' indexes into them), one screen, and one piece of text: never
+    the page as one string, which building it from parts and escaping its
+    JSON made several copies of. ``termsim export`` writes through this
+    to its file."""
     if max_frames < 2:
         raise ValueError("max_frames must be at least 2")
     encoder = FrameEncoder()
@@ -93,6 +112,7 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
             **trace}
     # The last screen comes after the last output, so it holds every signal.
     signals = [s for s in last.signals.all() if s.t is not None]
+    del last
     script = SCRIPT
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     csp = (
@@ -103,7 +123,8 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
         "base-uri 'none'; form-action 'none'"
     )
     title = "termsim: " + " ".join(str(a) for a in recording.header.get("argv") or [])
-    parts = [
+    write = out.write
+    for part in (
         "<!DOCTYPE html>",
         '<html lang="en">',
         "<head>",
@@ -121,12 +142,12 @@ def recording_html(recording: Recording, *, max_frames: int = MAX_FRAMES) -> str
         _player_html(recording),
         _timeline_html(recording, signals),
         _events_html(recording, signals),
-        f'<script type="application/json" id="termsim-data">{json_for_script(data)}</script>',
-        f"<script>{script}</script>",
-        "</body>",
-        "</html>",
-    ]
-    return "\n".join(parts) + "\n"
+    ):
+        write(part + "\n")
+    write('<script type="application/json" id="termsim-data">')
+    write_json_for_script(data, write)
+    write("</script>\n")
+    write(f"<script>{script}</script>\n</body>\n</html>\n")
 
 
 # -- the page's markup -----------------------------------------------------------------

@@ -5,16 +5,24 @@ recording (:func:`page_frames`), encodes each as a frame of row indexes
 into a table of distinct rows (:class:`FrameEncoder`, which also writes one
 CSS class per look), drops frames that look like the one before
 (:func:`dedupe`), and writes it all into the page's JSON block
-(:func:`json_for_script`). This module is that encoding, apart from the
-page's markup (:mod:`termsim.report.html`) and its static assets
+(:func:`json_for_script`, or :func:`write_json_for_script` to a stream,
+piece by piece). This module is that encoding, apart from the page's
+markup (:mod:`termsim.report.html`) and its static assets
 (:mod:`termsim.report.html_assets`). How a row is drawn (colours, the
 cursor, characters markup cannot hold) is :mod:`termsim.report.draw`'s,
 shared with the SVG screenshot; this module only encodes it.
+
+What the encoder keeps is the page's own data, the distinct rows and the
+frames' indexes into them, and nothing of the screens it was handed: a
+page of 2,000 screens of 450 x 450 cells would otherwise hold every
+screen's runs at once (gigabytes, for a page of a few megabytes).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator, Mapping
+from itertools import islice
 from typing import Any
 
 from ..emulator.snapshot import Run, Snapshot
@@ -47,10 +55,15 @@ class FrameEncoder:
     are text like any other.
 
     A page holds up to thousands of screens that share most of their rows,
-    so a row is encoded once per runs tuple (``Snapshot.runs`` hands the same
-    tuple to every snapshot that shares the row) and cursor column, and
-    looks are numbered by identity first (``_draw`` hands out one ``Look``
-    per style).
+    so a row the frame before showed is not encoded again: it is found by
+    its runs tuple (``Snapshot.runs`` hands the same tuple to every
+    snapshot that shares the row) and cursor column; any other row is
+    encoded and found in the table by content. Only the last two frames'
+    runs are kept for that: keeping every runs tuple ever seen, as this
+    class once did, held every screen's rows alive when the snapshot's
+    runs cache (a few hundred rows) cannot hold a tall screen, and a new
+    tuple comes for every row of every frame. Looks are numbered by
+    identity first (``_draw`` hands out one ``Look`` per style).
     """
 
     def __init__(self) -> None:
@@ -63,12 +76,17 @@ class FrameEncoder:
         self._look_ids: dict[Look, int] = {DEFAULT_LOOK: 0}
         # id(look) -> (look, index): the looks are kept, so their ids stay theirs.
         self._looks_seen: dict[int, tuple[Look, int]] = {}
-        # (id(runs), cursor column) -> row index, and the runs by id, kept so
-        # their ids stay theirs (two dicts: no object per row).
-        self._by_runs: dict[tuple[int, int], int] = {}
-        self._runs_kept: dict[int, tuple[Run, ...]] = {}
+        # (id(runs), cursor column) -> (the runs, kept so that their id stays
+        # theirs; row index), for the rows of this frame and of the one
+        # before: a row left unchanged is found again by identity, and runs
+        # no frame shows any more are let go (a row that comes back is
+        # encoded again and found in the table by its content).
+        self._now: dict[tuple[int, int], tuple[tuple[Run, ...], int]] = {}
+        self._before: dict[tuple[int, int], tuple[tuple[Run, ...], int]] = {}
 
     def frame(self, t: float, snap: Snapshot) -> dict[str, Any]:
+        """``snap`` as a frame of the page at ``t``; nothing of ``snap`` is kept."""
+        self._before, self._now = self._now, {}
         cursor = cursor_cell(snap)
         rows = [
             self._row(snap.runs(r), cursor[1] if cursor is not None and cursor[0] == r else -1)
@@ -89,13 +107,12 @@ class FrameEncoder:
 
     def _row(self, runs: tuple[Run, ...], cursor_col: int) -> int:
         key = (id(runs), cursor_col)
-        if self._runs_kept.get(key[0]) is runs:
-            known = self._by_runs.get(key)
-            if known is not None:
-                return known
+        known = self._now.get(key) or self._before.get(key)
+        if known is not None and known[0] is runs:
+            index = known[1]
         else:
-            self._runs_kept[key[0]] = runs
-        index = self._by_runs[key] = self._intern(self._encode(runs, cursor_col))
+            index = self._intern(self._encode(runs, cursor_col))
+        self._now[key] = (runs, index)
         return index
 
     def _encode(self, runs: tuple[Run, ...], cursor_col: int) -> Any:
@@ -185,10 +202,52 @@ def dedupe(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def json_for_script(data: Any) -> str:
-    """JSON that cannot end its ``<script>`` block or start markup inside it."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+#: The page's JSON, as ``json.dumps`` would write it with these options
+#: (one encoder, made once, for every piece of every page).
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+#: Items of a list that :func:`write_json_for_script` encodes in one piece.
+_BATCH = 64
+
+
+def _for_script(text: str) -> str:
+    """JSON text that cannot end its ``<script>`` block or start markup
+    inside it. Each replacement is of one character, so pieces of a text
+    made safe one by one join into the whole text made safe."""
     return (
         text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
         .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     )
+
+
+def json_for_script(data: Any) -> str:
+    """JSON that cannot end its ``<script>`` block or start markup inside it."""
+    return _for_script(_JSON.encode(data))
+
+
+def write_json_for_script(data: Mapping[str, Any], write: Callable[[str], object]) -> None:
+    """``json_for_script(data)``, the same characters, handed to ``write`` in
+    pieces: each value of ``data`` that is a list or an iterator is written
+    :data:`_BATCH` items at a time, so the page's biggest data (its rows,
+    frames and steps) never becomes one more string the size of the page,
+    let alone the several that ``replace`` and joining would make. An
+    iterator's items are made only as they are written, and values after
+    it are read after it has run: a value may be filled in by the items
+    before it (the steps fill the page's ``names``)."""
+    write("{")
+    for n, (key, value) in enumerate(data.items()):
+        write(("," if n else "") + json_for_script(key) + ":")
+        if isinstance(value, list | tuple | Iterator):
+            _write_list(iter(value), write)
+        else:
+            write(json_for_script(value))
+    write("}")
+
+
+def _write_list(items: Iterator[Any], write: Callable[[str], object]) -> None:
+    write("[")
+    first = True
+    while batch := list(islice(items, _BATCH)):
+        text = json_for_script(batch)[1:-1]  # the items, comma-separated
+        write(text if first else "," + text)
+        first = False
+    write("]")

@@ -26,7 +26,7 @@ from ..events import InputRead, Output
 from ..recording.format import Recording
 from .draw import escape
 from .html_screens import FrameEncoder
-from .steps import Failure, Step, Story, evenly, story
+from .steps import Failure, Step, Story, evenly, story, walk_screens
 
 #: Output shown per step, at most (its first and last bytes).
 STEP_BYTES = 6000
@@ -41,18 +41,27 @@ TOKEN_KINDS = ["text", "control", "csi", "esc", "osc", "dcs", "sos", "pm", "apc"
 def trace_data(recording: Recording, encoder: FrameEncoder,
                max_frames: int) -> tuple[dict[str, Any], Story, Snapshot]:
     """The page's data: ``frames`` (the screens, in time order), ``steps``,
-    ``focus``, ``names``; the story it tells; the last screen."""
+    ``focus``, ``names``; the story it tells; the last screen.
+
+    The story gives the positions of its screens, not the screens
+    (``story(screens=False)``): they are walked here one at a time
+    (:func:`~termsim.report.steps.walk_screens`), each let go as soon as it
+    is encoded. A screen's cells are as big as the screen, and holding
+    every screen of the page at once is what made the page of a tall
+    session cost gigabytes. ``steps`` is an iterator, made as the page
+    writes it (:func:`~termsim.report.html_screens.write_json_for_script`),
+    so that only a batch of steps' bytes exist as Python objects at once;
+    ``names`` is complete once it has run."""
     events = recording.events
     outputs = [i + 1 for i, e in enumerate(events) if isinstance(e, Output)]
     # Evenly spaced screens for the scrubber (the first and last always).
     fill = set(evenly(outputs, max(max_frames - 1, 1)))
-    told = story(recording, extra=fill, between=BETWEEN)
-    positions = sorted(told.screens)
+    told = story(recording, extra=fill, between=BETWEEN, screens=False)
     frames: list[dict[str, Any]] = []
     frame_of: dict[int, int] = {}
     previous: dict[str, Any] | None = None
-    for position in positions:
-        t, snap = told.screens[position]
+    last: Snapshot | None = None
+    for position, t, snap in walk_screens(recording, told.positions):
         frame = encoder.frame(t, snap)
         same = previous is not None and {k: v for k, v in frame.items() if k != "t"} == {
             k: v for k, v in previous.items() if k != "t"}
@@ -60,14 +69,17 @@ def trace_data(recording: Recording, encoder: FrameEncoder,
             frames.append(frame)
             previous = frame
         frame_of[position] = len(frames) - 1
+        if position == len(events):
+            last = snap
+    assert last is not None  # the position after the last event is always walked
     names: list[str] = []
     name_ids: dict[str, int] = {}
     budget = STEP_BYTES if len(told.steps) * STEP_BYTES <= PAGE_BYTES else max(
         512, PAGE_BYTES // max(len(told.steps), 1))
-    steps = [_step(step, frame_of, events, names, name_ids, budget) for step in told.steps]
+    steps = (_step(step, frame_of, events, names, name_ids, budget) for step in told.steps)
     data = {"frames": frames, "steps": steps, "focus": told.focus, "names": names,
             "kinds": TOKEN_KINDS}
-    return data, told, told.screens[len(events)][1]
+    return data, told, last
 
 
 def _step(step: Step, frame_of: dict[int, int], events: list[Any], names: list[str],

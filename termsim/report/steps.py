@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ..emulator.queries import printable
@@ -134,6 +134,10 @@ class Story:
     screens: dict[int, tuple[float, Snapshot]]
     #: The recording's events, for callers that show the bytes of a step.
     events: list[Event]
+    #: Every position whose screen the story shows, in order: the keys of
+    #: :attr:`screens`, which ``story(screens=False)`` leaves empty for a
+    #: caller that takes them one at a time (:func:`walk_screens`).
+    positions: list[int] = field(default_factory=list)
 
 
 def input_title(label: str) -> str:
@@ -216,11 +220,15 @@ class _Index:
                 f"({self.mark_label(event.index)}){answered}")
 
 
-def story(recording: Recording, *, extra: Iterable[int] = (), between: int = 0) -> Story:
+def story(recording: Recording, *, extra: Iterable[int] = (), between: int = 0,
+          screens: bool = True) -> Story:
     """The steps of ``recording`` (see the module's description); ``extra``:
     more positions whose screens the caller wants in :attr:`Story.screens`;
     ``between``: also up to this many screens (after a read of output,
-    evenly chosen) inside each input's, wait's and resize's span."""
+    evenly chosen) inside each input's, wait's and resize's span;
+    ``screens``: False to get only their positions (:attr:`Story.positions`),
+    for a caller that walks them with :func:`walk_screens` one at a time
+    rather than hold every screen at once (the HTML page of a tall session)."""
     index = _Index(recording)
     events = recording.events
     steps = _steps(recording, index)
@@ -238,22 +246,32 @@ def story(recording: Recording, *, extra: Iterable[int] = (), between: int = 0) 
         positions = [i + 1 for i in index.outputs if step.before <= i < step.after]
         sight[step.n] = [step.before, *evenly(positions, SIGHTINGS)]
         needed.update(sight[step.n])
-    screens = _screens(recording, needed)
+    # A failed wait's screens are needed here, whatever the caller wants.
+    looked_at = needed if screens else {p for s in failed for p in (s.after, *sight[s.n])}
+    shown = _screens(recording, looked_at) if looked_at else {}
     for step in failed:
         w = next((w for w in waits.values() if w.start == step.t
                   and step.title == wait_title(w, recording.duration)), None)
         if w is not None:
-            step.failure = _failure(w, step, screens, sight[step.n], index)
+            step.failure = _failure(w, step, shown, sight[step.n], index)
     focus = next((k for k, s in enumerate(steps) if s.kind == "wait" and s.bad),
                  len(steps) - 1)
-    return Story(steps, max(focus, 0), screens, events)
+    return Story(steps, max(focus, 0), shown if screens else {}, events, sorted(needed))
 
 
 def _screens(recording: Recording, needed: set[int]) -> dict[int, tuple[float, Snapshot]]:
-    """The screen at each position in ``needed``, in one walk, with the tty
-    mode the recording says the program had (as a replay's screens do)."""
+    """The screen at each position in ``needed``, in one walk."""
+    return {k: (t, snap) for k, t, snap in walk_screens(recording, needed)}
+
+
+def walk_screens(recording: Recording,
+                 positions: Iterable[int]) -> Iterator[tuple[int, float, Snapshot]]:
+    """``(position, time of the screen, the screen)`` for each of
+    ``positions``, in order, in one walk, each handed out as it is taken,
+    with the tty mode the recording says the program had (as a replay's
+    screens do)."""
+    needed = set(positions)
     terminal = terminal_for(recording)
-    out: dict[int, tuple[float, Snapshot]] = {}
     shown_t = 0.0
     ready: bool | None = None
     events = recording.events
@@ -262,7 +280,7 @@ def _screens(recording: Recording, needed: set[int]) -> dict[int, tuple[float, S
         if k in needed:
             if last is None:
                 last = terminal.screen
-            out[k] = (shown_t, last.with_input_ready(ready))
+            yield k, shown_t, last.with_input_ready(ready)
         if k == len(events):
             break
         event = events[k]
@@ -273,7 +291,6 @@ def _screens(recording: Recording, needed: set[int]) -> dict[int, tuple[float, S
                 shown_t = event.t
         elif isinstance(event, TtyMode):
             ready = event.raw
-    return out
 
 
 def _steps(recording: Recording, index: _Index) -> list[Step]:
