@@ -21,7 +21,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from termsim import Terminal
-from termsim.emulator.signals import SignalLog
+from termsim.emulator.signal_log import SignalLog
 from termsim.emulator.tokenizer import Parser, Part
 
 PTK = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ptk.bin"

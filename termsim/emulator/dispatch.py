@@ -20,10 +20,9 @@ from typing import Protocol
 import pyte
 
 from .dispatch_memo import RunMemo, _keep
+from .dispatch_modes import _FLAG_PRIVATE_MODES, ModeRules
 from .queries import (
     KINDS,
-    KNOWN_ANSI_MODES,
-    KNOWN_PRIVATE_MODES,
     Request,
     printable,
 )
@@ -31,19 +30,9 @@ from .screen import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, TermScreen
 from .screen_margins import DECLRMM
 from .sgr import Sgr, SgrAction, linked, true_colour
 from .sgr import ints as _ints
-from .signals import MARK_KINDS, OutputReader, SignalLog
+from .signal_log import SignalLog
+from .signals import MARK_KINDS, OutputReader
 from .tokenizer import Parser
-
-#: Private modes that change nothing termsim shows or tracks (input-side
-#: options, smooth scrolling, autorepeat, bell handling): set or reset
-#: without a count in ``Terminal.unknown``. Any other mode is counted.
-_INERT_PRIVATE_MODES = frozenset({8, 1007, 1034, 1035, 1036, 1037, 1039, 1042, 1043})
-
-_UNDERSTOOD_PRIVATE_MODES = KNOWN_PRIVATE_MODES | _INERT_PRIVATE_MODES
-
-#: Private modes that are only a flag in the screen's ``mode`` (DECTCEM also
-#: shows or hides the cursor): no buffer switch, no homing, no resize.
-_FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 69, 1047, 1048, 1049}
 
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 
@@ -65,6 +54,17 @@ _CSI_QUERIES = {
 _XTWINOPS = {int(kind[9:]): kind for kind in KINDS if kind.startswith("xtwinops ")}
 
 _OSC_COLOURS = {"10": "osc-fg", "11": "osc-bg", "12": "osc-cursor"}
+
+#: Titles XTWINOPS 22 (``CSI 22 t``) pushes, at most: the oldest goes, as
+#: xterm's ring of ``MAX_SAVED_TITLES`` (10, ``ptyx.h``).
+TITLE_STACK = 10
+#: The longest OSC 8 URI and ``id=`` a cell keeps: a longer URI is no link,
+#: a longer id none (VTE's ``VTE_HYPERLINK_URI_LENGTH_MAX`` and
+#: ``VTE_HYPERLINK_ID_LENGTH_MAX``, ``src/vtedefines.hh``). Every cell
+#: drawn holds its link, and the kept history holds a thousand rows of
+#: cells: at 64K a link, those could hold gigabytes.
+MAX_LINK = 2083
+MAX_LINK_ID = 250
 
 #: Final bytes of ``CSI <private> ... <final>`` that are not counted as not
 #: understood (modifyOtherKeys, kitty keyboard pushes and pops: nothing to
@@ -92,8 +92,10 @@ class Owner(Protocol):
     def _output_between(self) -> OutputReader: ...
 
 
-class _Dispatch(RunMemo):
+class _Dispatch(RunMemo, ModeRules):
     """Tokens to screen operations and query answers (the parser's handler)."""
+
+    term: Owner
 
     def __init__(self, term: Owner) -> None:
         self.term = term
@@ -107,6 +109,13 @@ class _Dispatch(RunMemo):
             "\x0b": s.linefeed, "\x0c": s.linefeed, "\x0d": s.carriage_return,
             "\x0e": s.shift_out, "\x0f": s.shift_in,
         }
+        #: ``ESC final`` sequences that are one screen operation.
+        self._escapes: dict[str, Callable[[], None]] = {
+            "7": s.save_cursor, "8": s.restore_cursor, "D": s.index, "E": s.next_line,
+            "M": s.reverse_index, "H": s.set_tab_stop, "c": self._reset,
+        }
+        #: A run of BEL is one call, whatever its length (``SignalLog.bell``).
+        self.repeated: dict[str, Callable[[int], None]] = {"\x07": self._bells}
         #: Whole CSI sequences seen before, and the call each one makes: the
         #: parser calls it instead of ``csi()`` (see ``_csi_action``), which
         #: saves splitting the same bytes into fields again (a frame's
@@ -246,7 +255,7 @@ class _Dispatch(RunMemo):
             if final == "W" and _ints(params) == [5]:
                 return s.default_tab_stops  # DECST8C
             if final in ("s", "r"):  # XTSAVE, XTRESTORE
-                saved = tuple(_ints(params))
+                saved = tuple(self._kept_modes(_ints(params), "?"))
                 return partial(s.save_modes if final == "s" else s.restore_modes, saved)
         if final == "u" and private in "><=":  # the kitty keyboard protocol's flags
             a = _ints(params)
@@ -282,10 +291,7 @@ class _Dispatch(RunMemo):
     def esc(self, inter: str, final: str, index: int) -> None:
         s = self.s
         if not inter:
-            action = {
-                "7": s.save_cursor, "8": s.restore_cursor, "D": s.index, "E": s.next_line,
-                "M": s.reverse_index, "H": s.set_tab_stop, "c": self._reset,
-            }.get(final)
+            action = self._escapes.get(final)
             if action is not None:
                 action()
             elif final == "=":
@@ -377,39 +383,12 @@ class _Dispatch(RunMemo):
         if self.term._parser.printed:
             self.s.repeat_last(count)
 
-    def _set_ansi_modes(self, a: list[int]) -> None:
-        self._count_modes(a, "", "h")
-        self.s.set_mode(*a)
-
-    def _reset_ansi_modes(self, a: list[int]) -> None:
-        self._count_modes(a, "", "l")
-        self.s.reset_mode(*a)
-
-    def _count_modes(self, modes: list[int], private: str, final: str) -> None:
-        known = _UNDERSTOOD_PRIVATE_MODES if private else KNOWN_ANSI_MODES
-        if known.issuperset(modes):
-            return
-        profile = self.s.profile
-        for mode in modes:
-            # A mode the profile's terminal can set is kept (DECRQM reports it).
-            if mode not in known and not (private and profile.mode_state(mode) in (1, 2)):
-                self.term.unknown[f"CSI {private}{mode}{final}"] += 1
-
-    def _private_modes(self, modes: list[int], on: bool) -> None:
-        """DECSET/DECRST (``CSI ? Pm h``/``l``)."""
-        if on:
-            self._count_modes(modes, "?", "h")
-            self.s.set_mode(*modes, private=True)
-        else:
-            self._count_modes(modes, "?", "l")
-            self.s.reset_mode(*modes, private=True)
-
     def _window_ops(self, a: list[int]) -> None:
         """XTWINOPS (``CSI Ps t``) that are not queries: the title stack."""
         op = a[0] if a else 0
         s = self.s
         if op == 22:
-            s.title_stack = [*s.title_stack, s.title][-10:]
+            s.title_stack = [*s.title_stack, s.title][-TITLE_STACK:]
         elif op == 23:
             if s.title_stack:
                 self._title(s.title_stack.pop(), self.term.bytes_fed)
@@ -420,6 +399,11 @@ class _Dispatch(RunMemo):
         # A control is called with no index: the parser has already set
         # ``next`` past the token it runs, a BEL of one character.
         self.term._signals.bell(self.term._offset_of(self.term._parser.next - 1))
+
+    def _bells(self, count: int) -> None:
+        # The parser has set ``next`` past the run.
+        term = self.term
+        term._signals.bell(term._offset_of(term._parser.next - count), count)
 
     def _title(self, text: str, at: int) -> None:
         if text != self.s.title:
@@ -440,7 +424,9 @@ class _Dispatch(RunMemo):
         elif code == "8":
             params, _, uri = text.partition(";")
             ident = next((p[3:] for p in params.split(":") if p.startswith("id=")), "")
-            link = f"{ident}\x1f{uri}" if ident and uri else uri
+            if len(uri) > MAX_LINK:
+                uri = ""
+            link = f"{ident}\x1f{uri}" if ident and uri and len(ident) <= MAX_LINK_ID else uri
             s.cursor.attrs = linked(s.cursor.attrs, link)
         elif code in ("133", "633"):
             letter, _, rest = text.partition(";")

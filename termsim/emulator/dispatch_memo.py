@@ -39,10 +39,18 @@ _K = TypeVar("_K")
 _V = TypeVar("_V")
 
 
+#: The longest sequence (as text) kept with its action: a CSI sequence has
+#: no length limit of its own (``CSI 1;1;1;...m``), and a cache of 4,096 of
+#: them, each as long as a read, would hold what the reads held.
+MAX_KEPT_KEY = 256
+
+
 def _keep(cache: dict[_K, _V], key: _K, value: _V, limit: int = _MAX_SEQUENCES) -> _V:
     """Store ``value`` in a cache of things met before, emptied when full
-    (what is met again is soon kept again): memory stays bounded whatever
-    a program prints."""
+    (what is met again is soon kept again), unless its key is a text longer
+    than ``MAX_KEPT_KEY``: memory stays bounded whatever a program prints."""
+    if isinstance(key, str) and len(key) > MAX_KEPT_KEY:
+        return value
     if len(cache) >= limit:
         cache.clear()
     cache[key] = value

@@ -58,6 +58,7 @@ class _EdgeFinder:
         self.sequences: dict[str, Callable[[], None]] = {}
         self.queries = _EdgeQueries(self)
         self.controls = {ch: _noop for ch in _CONTROL_CHARS}
+        self.repeated: dict[str, Callable[[int], None]] = {}
 
     def edge(self, start: int, end: int, opens: bool, closes: bool) -> None:
         if opens:

@@ -140,6 +140,7 @@ class _Recorder:
         self.sequences: dict[str, Callable[[], None]] = {}
         self.queries = _AllQueries(self._part)
         self.controls = {ch: self._at_next for ch in _CONTROL_CHARS}
+        self.repeated: dict[str, Callable[[int], None]] = {}
         #: The stream offset of an open string that began in an earlier feed.
         self.string_start = 0
         #: Spans of strings that began in an earlier feed (their start is an
@@ -207,8 +208,11 @@ class _Offsets:
             return self.base + index
         at, offset = self._at
         if index < at:
-            at, offset = 0, self.base
-        offset += len(self.data[at:index].encode("utf-8", "surrogateescape"))
+            # Back a little (a control inside a sequence is handed out
+            # before the sequence): count back, not again from the start.
+            offset -= len(self.data[index:at].encode("utf-8", "surrogateescape"))
+        else:
+            offset += len(self.data[at:index].encode("utf-8", "surrogateescape"))
         self._at = (index, offset)
         return offset
 
@@ -269,6 +273,15 @@ class Scanner:
         return [span._replace(start=span.start if k in carried else offset(span.start),
                               end=offset(span.end))
                 for k, span in enumerate(spans)]
+
+    @property
+    def open_string(self) -> int | None:
+        """Where the string (an OSC, a DCS...) the stream is inside began,
+        offsets from the stream's start; None outside one. Its bytes draw
+        nothing, so a reader may pass over them before the string ends."""
+        if self._parser.open_string is None:
+            return None
+        return self._recorder.string_start
 
     def close(self) -> list[Span]:
         """What the stream ends inside, as spans with ``complete=False``: an

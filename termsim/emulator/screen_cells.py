@@ -23,6 +23,9 @@ from .styled import StyledText, styled_cells
 
 #: Glyph tables and blanks kept per pen, at most (emptied when full).
 _MAX_GLYPH_CACHES = 512
+#: Characters one glyph table keeps, at most (emptied when full): a program
+#: may draw every code point there is, and the cells keep their own.
+MAX_GLYPHS = 4096
 #: Rows kept after they scroll off the top, for transcripts (the oldest go).
 HISTORY_ROWS = 1_000
 #: Undecodable bytes, as ``surrogateescape`` hands them over (one per byte).
@@ -35,13 +38,16 @@ _new_tuple = tuple.__new__
 _NO_CELL = Char(" ")
 
 
-def _replacement(run: re.Match[str]) -> str:
-    """One U+FFFD per maximal invalid subpart (Unicode's "U+FFFD
-    substitution of maximal subparts", as WHATWG and xterm do), not one per
-    byte: ``E2 82`` cut short is one. The decoder only gives up on a subpart
-    once the byte after it is known, so a run never splits one, whatever the
-    chunks; CPython's ``replace`` handler applies the same rule."""
-    return run.group().encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+def _replaced(data: str) -> str:
+    """``data`` with its undecodable bytes as U+FFFD: one per maximal invalid
+    subpart (Unicode's "U+FFFD substitution of maximal subparts", as WHATWG
+    and xterm do), not one per byte: ``E2 82`` cut short is one. The decoder
+    only gives up on a subpart once the byte after it is known, so a run
+    never splits one, whatever the chunks, and the characters around a run
+    are whole: decoding all of ``data`` again with CPython's ``replace``
+    handler, which applies the same rule, changes the runs alone (in C, in
+    one pass)."""
+    return data.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 class _Glyphs(dict[str, Char]):
@@ -54,6 +60,8 @@ class _Glyphs(dict[str, Char]):
         self._type = type(attrs)  # Char, or Protected (DECSCA)
 
     def __missing__(self, ch: str) -> Char:
+        if len(self) >= MAX_GLYPHS:
+            self.clear()
         # ``attrs._replace(data=ch)``, without its keyword handling.
         glyph = self[ch] = _new_tuple(self._type, (ch, *self._style))
         return glyph
@@ -232,6 +240,16 @@ def _forget(line: StaticDefaultDict[int, Char]) -> None:
         line.text = None
 
 
+#: Text made only of characters one column wide (in blocks where every
+#: character is: printable ASCII, Latin, Greek, Cyrillic, punctuation,
+#: arrows, box drawing, U+FFFD; ``tests/test_adversarial_input.py`` holds
+#: each to ``wcwidth``): ``_all_narrow`` decides it in one match, where a
+#: text of any other characters asks ``wcwidth`` a character at a time.
+_NARROW_TEXT = re.compile(
+    "[\x20-\x7e\xa0-\u02ff\u0370-\u0482\u048a-\u0590\u1e00-\u200a\u2010-\u2027"
+    "\u2030-\u205e\u20f1-\u2319\u23f4-\u25fc\ufffd]*+")
+
+
 def _all_narrow(data: str) -> bool:
     return _UNDECODED.search(data) is None and all(wcwidth(ch) == 1 for ch in data)
 
@@ -243,7 +261,10 @@ def _narrow(data: str) -> bool:
     """Whether every character of ``data`` takes one column: then it draws
     as ASCII does (no wide halves, no marks to combine, and no undecodable
     bytes, which become U+FFFD). A prompt's ``❯`` or a box's ``─`` comes
-    again and again, so short strings are remembered."""
+    again and again, so short strings are remembered (after the blocks
+    known narrow, which settle most text in one match)."""
+    if _NARROW_TEXT.fullmatch(data) is not None:
+        return True
     return _narrow_short(data) if len(data) <= 16 else _all_narrow(data)
 
 

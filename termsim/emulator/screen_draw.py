@@ -22,6 +22,7 @@ from wcwidth import wcwidth
 
 from .screen_cells import (
     _MAX_GLYPH_CACHES,
+    _NARROW_TEXT,
     _NO_CELL,
     _UNDECODED,
     TextRow,
@@ -31,7 +32,7 @@ from .screen_cells import (
     _is_stub,
     _narrow,
     _new_tuple,
-    _replacement,
+    _replaced,
 )
 from .screen_charsets import _LAT1, CharsetOps
 from .screen_segments import KEPT_SEGMENT
@@ -39,6 +40,33 @@ from .screen_segments import KEPT_SEGMENT
 #: Runs shorter than this are written a cell at a time, longer ones with one
 #: ``dict.update`` (cheaper per cell, dearer to set up).
 _SHORT_RUN = 8
+
+#: Code points a cell keeps after its base character (combining marks, ZWJ,
+#: variation selectors, tags), counted decomposed (NFD) as they came; more
+#: are dropped, each at once. A program can pour marks onto one cell for
+#: ever, and a cell that grew with them would make every mark cost the whole
+#: cell again (quadratic: 40,000 marks took 34 s) and hold memory that grows
+#: with the input. Terminals bound it the same way: libvterm keeps 6 code
+#: points a cell (``VTERM_MAX_CHARS_PER_CELL``; its ``t/10state_putglyph``
+#: and ``t/61screen_unicode`` units, run by ``tests/test_libvterm.py``,
+#: check exactly this number), alacritty kept 5 (``MAX_ZEROWIDTH_CHARS`` in
+#: ``alacritty_terminal/src/term/cell.rs`` until 0.6, commit ec42b42c; it
+#: now appends without a limit, at no cost per mark), xterm 2 by default
+#: and 5 at most (its ``combiningChars`` resource, clamped in
+#: ``charproc.c``). Five is more than any script's marks on one letter
+#: (Vietnamese stacks two).
+MAX_MARKS = 5
+#: The same with grapheme clusters drawn in one cell (``Emulation(graphemes=
+#: True)``): code points after the first. An emoji ZWJ sequence with skin
+#: tones is up to ten (U+1F469 U+1F3FB ZWJ U+2764 U+FE0F ZWJ U+1F48B ZWJ
+#: U+1F468 U+1F3FC), a subdivision flag seven; kitty keeps 24 code points a
+#: cell (``MAX_NUM_CODEPOINTS_PER_CELL``, ``kitty/line.h``: "don't allow too
+#: many combining chars to prevent DoS attacks", ``kitty/screen.c``), ghostty
+#: 64 (``grapheme_max_len``, ``src/terminal/page.zig``). A cluster at the cap
+#: stops growing: what would extend it is dropped.
+MAX_CLUSTER = 23
+assert MAX_MARKS >= 4 and MAX_CLUSTER >= 4  # ``_joined`` relies on it
+_ZWJ = "\u200d"
 
 
 class DrawOps(CharsetOps):
@@ -67,12 +95,58 @@ class DrawOps(CharsetOps):
             data = first + self._in_gl(data[1:])
         elif self.charset or self.g0_charset is not _LAT1:
             data = self._in_gl(data)
+        if data.isascii():
+            narrow = True
+        else:
+            if _UNDECODED.search(data):
+                # Bytes that were not UTF-8 are drawn as U+FFFD, one column
+                # each: then the rest may still be drawn the fast way.
+                data = _replaced(data)
+            # With clusters too: none of those blocks' characters extends a
+            # cluster on its own (a skin tone, a regional indicator, a
+            # variation selector), so they draw as ASCII does.
+            narrow = _NARROW_TEXT.fullmatch(data) is not None or (
+                not self.graphemes and _narrow(data))
         self.last_char = data[-1]
-        if mo.IRM in self.mode or self.lr_margins is not None or not (
-                data.isascii() or (not self.graphemes and _narrow(data))):
+        if narrow and self.lr_margins is None:
+            if mo.IRM not in self.mode:
+                return data
+            self._insert_narrow(data)
+        else:
             self._draw_slow(data)
-            return ""
-        return data
+        return ""
+
+    def _insert_narrow(self, data: str) -> None:
+        """Insert mode (IRM), characters one column wide, no left and right
+        margins: each stretch up to the edge is one ICH of its length, then
+        its cells, which is what inserting its characters one at a time does
+        (each pushes the rest of the row right, off the edge), at the cost
+        of one insertion a stretch rather than one a character (a row's
+        worth each)."""
+        columns = self.columns
+        cursor = self.cursor
+        glyphs = self._glyphs.get(cursor.attrs)
+        if glyphs is None:
+            glyphs = _Glyphs(cursor.attrs)
+        while data:
+            if cursor.x >= columns:
+                if mo.DECAWM in self.mode:
+                    self.dirty.add(cursor.y)
+                    self.buffer[cursor.y].wrapped = True  # type: ignore[attr-defined]
+                    cursor.x = 0
+                    self.index()
+                else:  # each would be inserted in the last column: the last stays
+                    cursor.x = columns - 1
+                    data = data[-1]
+            x = cursor.x
+            segment, data = data[:columns - x], data[columns - x:]
+            self.insert_characters(len(segment))
+            line = self.buffer[cursor.y]
+            for col, ch in enumerate(segment, x):
+                line[col] = glyphs[ch]
+            _forget(line)
+            cursor.x = x + len(segment)
+            self.dirty.add(cursor.y)
 
     def draw(self, data: str) -> None:
         """Draw printable text at the cursor.
@@ -163,34 +237,63 @@ class DrawOps(CharsetOps):
             dirty.add(cursor.y)
 
     def _draw_slow(self, data: str) -> None:
+        """Text one character at a time: wide characters, marks, clusters,
+        insert mode, margins, undecodable bytes.
+
+        A run of marks joins its cell at once (``_combine``): they do not
+        move the cursor, so each would join the same cell, and one join of
+        the run costs what one mark did. Cells come from the pen's glyph
+        table, as in ``draw``."""
         columns = self.columns
         cursor = self.cursor
         if _UNDECODED.search(data):
-            data = _UNDECODED.sub(_replacement, data)
+            data = _replaced(data)
         graphemes = self.graphemes
+        attrs = cursor.attrs
+        glyphs = self._glyphs.get(attrs)
+        if glyphs is None:
+            glyphs = _Glyphs(attrs)  # not kept: as ``draw``'s single pen
+        # Neither changes while text is drawn.
+        lr = self.lr_margins
+        irm = mo.IRM in self.mode
+        dirty = self.dirty
+        marks: list[str] = []  # zero-width characters not joined to their cell yet
+        # With clusters: whether the cell before the cursor may end with a
+        # ZWJ, which joins whatever comes next (``_extends_cluster`` looks).
+        after_zwj = True
         for char in data:
+            if marks:
+                if (_is_mark(char) and not (graphemes and (marks[-1] == _ZWJ
+                                                           or _extends_alone(char)))):
+                    marks.append(char)
+                    continue
+                self._combine("".join(marks))
+                marks.clear()
             # As if drawn one by one: a mark joined to the character before
             # makes the whole character what REP repeats, and only until the
             # next one is drawn.
             self.last_char = char
-            if graphemes and self._extends_cluster(char):
+            if graphemes and (after_zwj or _extends_alone(char)) and self._extends_cluster(char):
+                after_zwj = char == _ZWJ
                 continue
             width = wcwidth(char)
             if width <= 0:
                 if unicodedata.combining(char) or width == 0:
-                    self._combine(char)
+                    marks.append(char)
+                    after_zwj = char == _ZWJ
                 # Other unprintables (width -1) are dropped, and only them:
                 # pyte drops the rest of the run here.
                 continue
+            after_zwj = False
             # Text stops at the right margin from inside it, at the edge from
             # right of it (xterm's ``dotext``); without margins, the edge.
-            lr = self.lr_margins
             edge = columns if lr is None or cursor.x > lr[1] else lr[1] + 1
             if (cursor.x >= columns or (width == 2 and cursor.x == edge - 1)
-                    or self._margin_wrap == (cursor.x, cursor.y)):
+                    or (self._margin_wrap is not None
+                        and self._margin_wrap == (cursor.x, cursor.y))):
                 self._margin_wrap = None
                 if mo.DECAWM in self.mode:
-                    self.dirty.add(cursor.y)
+                    dirty.add(cursor.y)
                     self.buffer[cursor.y].wrapped = True  # type: ignore[attr-defined]
                     if lr is None:
                         cursor.x = 0
@@ -204,17 +307,19 @@ class DrawOps(CharsetOps):
                         edge = lr[1] + 1
                 else:
                     cursor.x = edge - width
-            if mo.IRM in self.mode:
+            if irm:
                 self.insert_characters(width)
             line = self.buffer[cursor.y]
             if type(line) is TextRow:
                 line.text = None  # rebuilt from the cells when asked
             x = cursor.x
-            self._unsplit(line, x)
-            line[x] = cursor.attrs._replace(data=char)
+            if x in line:
+                self._unsplit(line, x)
+            line[x] = glyphs[char]
             if width == 2 and x + 1 < columns:
-                self._unsplit(line, x + 1, left=False)
-                line[x + 1] = cursor.attrs._replace(data="")
+                if x + 1 in line:
+                    self._unsplit(line, x + 1, left=False)
+                line[x + 1] = glyphs[""]
             if x + width < edge or edge == columns:
                 cursor.x = min(x + width, columns)
             else:
@@ -223,14 +328,18 @@ class DrawOps(CharsetOps):
                 cursor.x = edge - 1
                 if mo.DECAWM in self.mode:
                     self._margin_wrap = (cursor.x, cursor.y)
-            self.dirty.add(cursor.y)
+            dirty.add(cursor.y)
+        if marks:
+            self._combine("".join(marks))
 
     def _extends_cluster(self, char: str) -> bool:
         """With grapheme clustering: add ``char`` to the cell before the
         cursor when it continues that cell's cluster (after a ZWJ, a skin
         tone, the second regional indicator of a flag, a variation
         selector); VS16 makes a one-column character two columns wide when
-        there is room. Returns whether ``char`` was used so."""
+        there is room. Returns whether ``char`` was used so; a cluster of
+        ``MAX_CLUSTER`` code points after its first takes nothing more, and
+        what would extend it is dropped."""
         before = self._cell_before_cursor()
         if before is None:
             return False
@@ -241,13 +350,16 @@ class DrawOps(CharsetOps):
             return False
         text = cell.data
         joins = (
-            text[-1] == "\u200d"  # ZWJ: the next character joins the cluster
+            text[-1] == _ZWJ  # the next character joins the cluster
             or "\U0001f3fb" <= char <= "\U0001f3ff"  # skin tone
             or (_is_regional(char) and len(text) == 1 and _is_regional(text))
             or char in "\ufe0e\ufe0f"
         )
         if not joins:
             return False
+        if len(text) > MAX_CLUSTER:
+            self.last_char = text
+            return True
         line[x] = cell._replace(data=text + char)
         _forget(line)
         self.last_char = text + char
@@ -274,22 +386,29 @@ class DrawOps(CharsetOps):
             if nxt is not None and nxt.data == "":
                 line[x + 1] = nxt._replace(data=" ")
 
-    def _combine(self, char: str) -> None:
-        """Attach a zero-width character to the cell before the cursor.
+    def _combine(self, marks: str) -> None:
+        """Attach zero-width characters to the cell before the cursor, up to
+        ``MAX_MARKS`` code points after its base (``MAX_CLUSTER`` with
+        clusters); the rest are dropped. The cell is normalized (NFC) as a
+        whole, which costs at most a cell of the cap's length.
 
         At the first column there is none (the cursor was moved there), and
-        the character is dropped; during a pending wrap it is the last column.
+        the characters are dropped; during a pending wrap it is the last
+        column.
         """
         before = self._cell_before_cursor()
         if before is None:
+            self.last_char = marks[-1]
             return
         line, x = before
         last = line[x]
-        line[x] = last._replace(data=unicodedata.normalize("NFC", last.data + char))
-        _forget(line)
+        data = _joined(last.data, marks, MAX_CLUSTER if self.graphemes else MAX_MARKS)
+        if data is not last.data:
+            line[x] = _new_tuple(type(last), (data, *last[1:]))
+            _forget(line)
+            self.dirty.add(self.cursor.y)
         # REP repeats the whole character, marks included.
-        self.last_char = line[x].data
-        self.dirty.add(self.cursor.y)
+        self.last_char = data
 
     def _cell_before_cursor(self) -> tuple[StaticDefaultDict[int, Char], int] | None:
         """The row and column of the character before the cursor, which a
@@ -321,3 +440,42 @@ class DrawOps(CharsetOps):
         """REP (``CSI n b``): repeat the last drawn graphic character."""
         if self.last_char:
             self.draw(self.last_char * min(count or 1, self.columns * self.lines))
+
+
+def _is_mark(char: str) -> bool:
+    """Whether ``char`` joins the cell before it (``_draw_slow``'s rule)."""
+    width = wcwidth(char)
+    return width == 0 or (width < 0 and unicodedata.combining(char) != 0)
+
+
+def _extends_alone(char: str) -> bool:
+    """Whether ``char`` may extend a cluster whatever the cluster ends with
+    (a skin tone, a regional indicator, a variation selector): the others
+    only after a ZWJ (``_extends_cluster``)."""
+    return ("\U0001f3fb" <= char <= "\U0001f3ff" or "\U0001f1e6" <= char <= "\U0001f1ff"
+            or char in "\ufe0e\ufe0f")
+
+
+def _joined(data: str, marks: str, cap: int) -> str:
+    """A cell's text with ``marks`` after it, NFC, and at most ``cap`` code
+    points after its base counted decomposed: the marks past that are
+    dropped, as one by one (each joins while the cell holds ``cap`` or fewer
+    after its base). ``data`` itself when none joins. Costs at most a cap's
+    length, whatever the length of ``marks``."""
+    if len(data) > cap:  # full: NFD never shortens a text
+        return data
+    if len(data) == 1 and len(marks) == 1:
+        # A character decomposes into four code points at most: one mark
+        # always joins (the common case, ``e`` and an accent).
+        return unicodedata.normalize("NFC", data + marks)
+    count = len(unicodedata.normalize("NFD", data))
+    kept = 0
+    for mark in marks:
+        if count > cap:
+            break
+        count += len(unicodedata.normalize("NFD", mark))
+        kept += 1
+    if not kept:
+        return data
+    return unicodedata.normalize("NFC", data + marks[:kept])
+

@@ -34,6 +34,12 @@ SGR_PIXELS = 1016 << 5
 INBAND_RESIZE = 2048
 
 
+#: Entries a kitty keyboard flag stack holds (one each for the main and the
+#: alternate screen); a push past it evicts the oldest, as in kitty
+#: (``screen_push_key_encoding_flags``, ``kitty/screen.c``).
+KITTY_STACK = 8
+
+
 class ModeOps(MarginOps):
     """SM/RM and DECSET/DECRST, with the alternate buffer."""
 
@@ -174,13 +180,13 @@ class ModeOps(MarginOps):
         (kitty's keyboard-protocol doc), on the stack of the screen in use
         (main or alternate: one each). ``press()`` encodes keys by the top
         entry; ``hygiene`` tells whether a program left them on. Flags are
-        7 bits and the stack holds 8 entries, as kitty's (screen.c
+        7 bits and the stack holds ``KITTY_STACK`` entries, as kitty's (screen.c
         ``screen_push_key_encoding_flags``)."""
         stack = self.kitty_keyboard
         value &= 0x7F
         if how == ">":
             stack.append(value)
-            del stack[:-8]  # kitty evicts the oldest entry
+            del stack[:-KITTY_STACK]  # kitty evicts the oldest entry
         elif how == "<":
             del stack[len(stack) - min(max(value, 1), len(stack)):]
         else:

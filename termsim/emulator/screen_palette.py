@@ -67,8 +67,19 @@ def _hex(text: str) -> bool:
     return all(c in "0123456789abcdefABCDEF" for c in text)
 
 
+#: Palette entries OSC 4 and OSC 104 reach: an index past them is ignored,
+#: as xterm's ``NUM_ANSI_COLORS`` (256, ``ptyx.h``), so the entries kept are
+#: at most these, whatever indexes a program sends.
+PALETTE_SIZE = 256
+
+
 def _index(text: str) -> int | None:
-    return int(text) if text.isdigit() and int(text) < 256 else None
+    """An entry's number, if it is one (ASCII digits: ``int`` would read
+    others, and ten thousand digits slowly)."""
+    if not (text.isascii() and text.isdigit()) or len(text.lstrip("0")) > 3:
+        return None
+    n = int(text)
+    return n if n < PALETTE_SIZE else None
 
 
 class PaletteOps(ScreenState):

@@ -53,6 +53,9 @@ from .screen_cells import ProtectedStyledChar, StyledChar
 MAX_PARAM = 65535
 #: Entries in each of the two memos.
 _MAX_MEMO = 4096
+#: The longest parameters memoised: SGR has no length limit of its own, and
+#: 4,096 entries as long as a read each would hold what the reads held.
+_MAX_MEMO_PARAMS = 256
 #: Parameters that ``int`` reads as they are: no empty one, no colon, none
 #: above ``MAX_PARAM``.
 _PLAIN_PARAMS = re.compile(r"[0-9]{1,4}(?:;[0-9]{1,4})*")
@@ -341,7 +344,7 @@ class Sgr:
             return attrs, ()
         changes, ignored = self._parse(params, reverse)
         attrs = _replaced(pen, changes)
-        if not ignored and not true_colour(params):
+        if not ignored and len(params) <= _MAX_MEMO_PARAMS and not true_colour(params):
             if len(memo) >= _MAX_MEMO:
                 memo.clear()
             memo[key] = attrs
@@ -364,7 +367,7 @@ class Sgr:
             # nothing; an empty ``CSI m`` is SGR 0.
             reset = values or not params
             parsed = _sgr_changes(values, reverse) if reset else ({}, ())
-            if not true_colour(params):
+            if len(params) <= _MAX_MEMO_PARAMS and not true_colour(params):
                 if len(self._parsed) >= _MAX_MEMO:
                     self._parsed.clear()
                 self._parsed[key] = parsed

@@ -4,9 +4,9 @@ notifications, the working directory, shell-integration marks, images.
 Why a module of its own: none of these changes a cell, so the screen has no
 place for them, yet tests ask about each ("the title says `working`", "no
 image was sent", "the last command exited 0"). The dispatcher turns each
-sequence into one value here (:class:`SignalLog`), in the order the program
-sent them, each with the output byte it began at and, when whoever feeds the
-terminal gives a clock, the session's time. A snapshot carries the log as it
+sequence into one value here (gathered by ``signal_log.SignalLog``), in the
+order the program sent them, each with the output byte it began at and, when
+whoever feeds the terminal gives a clock, the session's time. A snapshot carries the log as it
 stood (:class:`Signals`, immutable), so a wait sees these like text, and a
 replay, which feeds the same bytes, gets the same values.
 
@@ -37,17 +37,14 @@ The sequences, and where they are specified:
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
-from urllib.parse import unquote, urlsplit
+from dataclasses import dataclass
 
-#: Values kept per kind (the oldest go; counts go on).
+#: Values kept per kind (the oldest go; counts go on): what a snapshot
+#: shows of titles, bells, marks, commands... is their last thousand, so
+#: memory and the cost of a snapshot stay bounded however long a program
+#: rings or marks (``Signals.bell_count`` counts every bell).
 KEPT = 1_000
-
 #: The text between two places of the session (a line counted from the
 #: session's top, rows that scrolled off included, and a column); ``end``
 #: None is the cursor. The terminal gives one (``Terminal._output_between``).
@@ -224,193 +221,3 @@ class Signals:
 
 
 EMPTY = Signals()
-
-
-@dataclass
-class SignalLog:
-    """The terminal's running log (mutable); :meth:`frozen` is what a
-    snapshot holds, made again only after something new was said."""
-
-    signals: Signals = EMPTY
-    #: Bumped by every signal: part of the terminal's state, so a signal
-    #: alone (a bell) makes a new screen generation that waits look at.
-    count: int = 0
-    #: The session's clock, as whoever feeds the terminal last gave it.
-    clock: float | None = None
-    #: The generation the screen will have once the output being fed is in.
-    generation: int = 0
-    #: The kitty image being received in chunks: its first chunk's
-    #: signal, and the bytes so far.
-    _kitty: Graphic | None = field(default=None, repr=False)
-    #: A kitty notification being received in chunks (``d=0``), by id.
-    _kitty_notes: dict[str, Notification] = field(default_factory=dict, repr=False)
-    #: The command line OSC 633 E gave, for the next command.
-    _command_line: str | None = field(default=None, repr=False)
-
-    def _when(self, at: int) -> tuple[int, float | None, int]:
-        """A new signal's ``at``, ``t`` and ``generation``."""
-        return at, self.clock, self.generation
-
-    def _add(self, kind: str, value: Signal, **more: Any) -> None:
-        kept: tuple[Signal, ...] = getattr(self.signals, kind)
-        changes: dict[str, Any] = {kind: (*kept[-(KEPT - 1):], value), **more}
-        self.signals = replace(self.signals, **changes)
-        self.count += 1
-
-    def bell(self, at: int) -> None:
-        self._add("bells", Bell(*self._when(at)), bell_count=self.signals.bell_count + 1)
-
-    def title(self, at: int, text: str, *, icon: bool) -> None:
-        if icon:
-            if text == self.signals.icon_title:
-                return
-            self._add("titles", TitleChange(*self._when(at), text, icon=True), icon_title=text)
-        else:
-            self._add("titles", TitleChange(*self._when(at), text))
-
-    def osc(self, at: int, code: str, text: str) -> bool:
-        """An OSC this log understands (False: not one of these)."""
-        if code == "7":
-            url = urlsplit(text)
-            path = unquote(url.path) if url.scheme == "file" else text
-            self._add("directories", DirectoryChange(*self._when(at), text, path), cwd=path)
-        elif code == "52":
-            selection, _, data = text.partition(";")
-            self._add("clipboard", ClipboardWrite(*self._when(at), selection or "s0",
-                                                  _decoded(data), data))
-        elif code == "9":
-            if re.match(r"\d+;", text):  # ConEmu's 9;n; subcommands (progress...)
-                return False
-            self._add("notifications", Notification(*self._when(at), "", text, "OSC 9"))
-        elif code == "777":
-            what, _, rest = text.partition(";")
-            if what != "notify":
-                return False
-            title, _, body = rest.partition(";")
-            self._add("notifications", Notification(*self._when(at), title, body, "OSC 777"))
-        elif code == "99":
-            self._kitty_notification(at, text)
-        elif code == "1337":
-            return self._iterm2_image(at, text)
-        else:
-            return False
-        return True
-
-    def mark(self, at: int, letter: str, rest: str, line: int, col: int,
-             output_between: OutputReader) -> None:
-        """OSC 133 / 633 ``letter`` (``rest``: what follows it), and the
-        command it starts or ends: each C (output starts) up to the D after
-        it; a D with no C before it (an empty command line) ends none. The
-        command line is the 633 E before the C."""
-        kind = MARK_KINDS[letter]
-        status: int | None = None
-        text: str | None = None
-        if kind == "finished":
-            first = rest.split(";")[0]
-            status = int(first) if re.fullmatch(r"-?\d{1,9}", first) else None
-        elif kind == "command":
-            text = _unescape_633(rest.split(";")[0])
-        mark = ShellMark(*self._when(at), kind, line, col, status, text)
-        commands = self.signals.commands
-        running = commands[-1] if commands and not commands[-1].finished else None
-        if kind == "command":
-            self._command_line = text
-        elif kind == "output":
-            commands = (*commands[-(KEPT - 1):], Command((line, col), None, None,
-                                                       self._command_line, ""))
-            self._command_line = None
-        elif kind == "finished" and running is not None:
-            output = output_between(running.start, (line, col))
-            commands = (*commands[:-1], replace(running, end=(line, col), status=status,
-                                                output=output))
-        self._add("marks", mark, commands=commands)
-
-    def running(self, output_between: OutputReader) -> None:
-        """The running command's output so far: its text changes with the
-        screen, not with its marks (called as a snapshot is made)."""
-        commands = self.signals.commands
-        if commands and not commands[-1].finished:
-            last = commands[-1]
-            output = output_between(last.start, None)
-            if output != last.output:
-                self.signals = replace(self.signals,
-                                       commands=(*commands[:-1], replace(last, output=output)))
-
-    def sixel(self, at: int, body: str) -> None:
-        """A sixel image (``body``: the DCS after ``P``)."""
-        data = body.split("q", 1)[1] if "q" in body else ""
-        width = height = None
-        raster = re.match(r'"\d*;\d*;(\d+);(\d+)', data)
-        if raster:
-            width, height = int(raster[1]), int(raster[2])
-        self._add("graphics", Graphic(*self._when(at), "sixel", len(data), width, height))
-
-    def kitty_graphics(self, at: int, body: str) -> None:
-        """One APC ``G`` chunk of the kitty graphics protocol; an image
-        counts once its last chunk came (``m=0`` or no ``m``)."""
-        control, _, payload = body[1:].partition(";")
-        keys = dict(part.partition("=")[::2] for part in control.split(",") if part)
-        pending = self._kitty
-        if pending is None:
-            if keys.get("a", "t") not in ("t", "T", "q", "f"):
-                return  # delete, place, animate...: no image sent
-            width = _int(keys.get("s")) or None
-            height = _int(keys.get("v")) or None
-            pending = Graphic(*self._when(at), "kitty", 0, width, height)
-        pending = replace(pending, size=pending.size + len(payload))
-        if keys.get("m") == "1":
-            self._kitty = pending
-            return
-        self._kitty = None
-        # Sent from its first chunk's byte; there once its last came.
-        self._add("graphics", replace(pending, t=self.clock, generation=self.generation))
-
-    def _iterm2_image(self, at: int, text: str) -> bool:
-        if not text.startswith("File="):
-            return False
-        arguments, _, payload = text[5:].partition(":")
-        keys = dict(part.partition("=")[::2] for part in arguments.split(";") if part)
-        if keys.get("inline") != "1":
-            return False  # a download, not an image on the screen
-        self._add("graphics", Graphic(*self._when(at), "iterm2", len(payload),
-                                      keys.get("width"), keys.get("height")))
-        return True
-
-    def _kitty_notification(self, at: int, text: str) -> None:
-        """OSC 99 ``metadata;payload``: ``p=title`` or ``p=body``
-        (default title), ``e=1`` base64, ``d=0`` more chunks follow for
-        the same ``i=`` id (kitty's desktop-notifications doc)."""
-        metadata, _, payload = text.partition(";")
-        keys = dict(part.partition("=")[::2] for part in metadata.split(":") if part)
-        if keys.get("e") == "1":
-            payload = _decoded(payload) or ""
-        ident = keys.get("i", "0")
-        note = self._kitty_notes.pop(ident, None) or Notification(*self._when(at), "", "",
-                                                                   "OSC 99")
-        part = keys.get("p", "title")
-        if part == "title":
-            note = replace(note, title=note.title + payload)
-        elif part == "body":
-            note = replace(note, body=note.body + payload)
-        if keys.get("d") == "0":
-            self._kitty_notes[ident] = note
-            return
-        self._add("notifications", replace(note, t=self.clock, generation=self.generation))
-
-
-def _decoded(data: str) -> str | None:
-    """Base64 of UTF-8 text, decoded; None for anything else."""
-    try:
-        return base64.b64decode(data, validate=True).decode("utf-8")
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _int(text: str | None) -> int:
-    return int(text) if text and text.isdigit() else 0
-
-
-def _unescape_633(text: str) -> str:
-    r"""VS Code escapes ``\`` and ``;`` in 633 E as ``\\`` and ``\x3b``."""
-    return re.sub(r"\\x([0-9a-fA-F]{2})|\\\\", lambda m: chr(int(m[1], 16)) if m[1] else "\\",
-                  text)

@@ -69,13 +69,14 @@ from .queries import (
     printable,
 )
 from .screen import TermScreen, TextRow
-from .signals import SignalLog
+from .signal_log import SignalLog
 from .snapshot import Cursor, Modes, Snapshot, row_text
 from .terminal_answers import QUERY_LOG as QUERY_LOG
 from .terminal_answers import TerminalAnswers, inband_resize_report
 from .terminal_lines import _FAST_LINES, LinesFastPath
 from .terminal_signals import TerminalSignals
 from .tokenizer import Parser
+from .unknown import UnknownCounts
 
 __all__ = ["QUERY_KINDS", "Policy", "Query", "Terminal", "printable"]
 
@@ -123,8 +124,9 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         #: recent :data:`QUERY_LOG` (``query_count`` counts them all).
         self.queries: list[Query] = []
         self.query_count = 0
-        #: Sequences termsim did not understand, counted by kind.
-        self.unknown: Counter[str] = Counter()
+        #: Sequences termsim did not understand, counted by kind (at most
+        #: ``unknown.MAX_UNKNOWN_KINDS`` kinds, the rest as ``"other"``).
+        self.unknown: Counter[str] = UnknownCounts()
         #: What the program said outside the cells (``signals.py``).
         self._signals = SignalLog()
         #: Modes a fresh terminal has off that are on, and since when (the
@@ -416,7 +418,7 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         self._stale.clear()
         cursor = s.cursor
         signals = self._signals
-        if signals.signals.commands:
+        if signals.running_command is not None:
             signals.running(self._output_between)
         snap = Snapshot(
             cols=cols, rows=rows, cells=tuple(rows_cache), lines=tuple(text_cache),

@@ -11,7 +11,7 @@ module's one concern; the log itself (what was said, in which order) is
 from __future__ import annotations
 
 from .screen import TermScreen
-from .signals import SignalLog
+from .signal_log import SignalLog
 from .snapshot import row_text
 
 

@@ -69,6 +69,16 @@ MAX_PENDING = 256
 _WINDOW = 1 << 15
 #: How many runs keep their list of actions (``Parser._runs``).
 MAX_RUNS = 4096
+#: The characters of all the runs kept, at most (emptied when full, as at
+#: ``MAX_RUNS``): a frame's runs are tens of characters, but a read of
+#: nothing but cursor moves is one run as long as the read (up to a window,
+#: ``_WINDOW``), with a part every few characters, and 4,096 of those would
+#: hold gigabytes. A run that comes again (a read of queries cut the same
+#: way) stays kept.
+MAX_RUN_CHARS = 1 << 18
+
+#: A run of one control, for ``Handler.repeated``.
+_RUNS_OF = {chr(c): re.compile(re.escape(chr(c)) + "+") for c in range(0x20)}
 
 #: One part of a run of sequences: its ready action (``None``: a query, met
 #: before or not, or one the handler must see whole each time), and where it
@@ -81,6 +91,12 @@ class Handler(Protocol):
     def controls(self) -> Mapping[str, Callable[[], None]]:
         """Actions for C0 controls, called instead of ``control()``; CR and
         LF must be there (runs of sequences hold them)."""
+
+    @property
+    def repeated(self) -> Mapping[str, Callable[[int], None]]:
+        """Actions for a run of one C0 control (in ``controls`` too), given
+        how many: called instead of the control's action once per character,
+        with ``Parser.next`` past the run (a flood of BEL is one call)."""
 
     @property
     def sequences(self) -> Mapping[str, Callable[[], None]]:
@@ -137,6 +153,8 @@ class Parser:
         self.next = 0
         #: Whether the last token was printed text (REP repeats only then).
         self.printed = False
+        # How many characters the keys of ``_runs`` hold.
+        self._runs_chars = 0
         # Runs of sequences seen before: the run -> for each part, its ready
         # action (in the handler's ``sequences`` or ``controls``; ``None``
         # for a query, called from the handler's ``queries`` once met, and
@@ -333,6 +351,12 @@ class Parser:
         elif ch < " " or ch == "\x7f":
             action = h.controls.get(ch)
             if action is not None:
+                many = h.repeated.get(ch) if data.startswith(ch, i + 1) else None
+                if many is not None:
+                    j = _RUNS_OF[ch].match(data, i).end()  # type: ignore[union-attr]
+                    self.next = j
+                    many(j - i)
+                    return j
                 action()
             elif ch not in "\x00\x7f":
                 h.control(ch)
@@ -376,9 +400,11 @@ class Parser:
         except Exception:  # a fault in fusing must not cost the run's parts
             parts = tuple(found)
         runs = self._runs
-        if len(runs) >= MAX_RUNS:
+        if len(runs) >= MAX_RUNS or self._runs_chars + len(run) > MAX_RUN_CHARS:
             runs.clear()
+            self._runs_chars = 0
         runs[run] = parts
+        self._runs_chars += len(run)
         return parts
 
     def _new_part(self, piece: str) -> Callable[[], None] | None:
@@ -548,6 +574,18 @@ class Parser:
     # -- strings ---------------------------------------------------------------
 
     def _start_string(self, kind: str, data: str, start: int, index: int) -> int:
+        m = (OSC_END if kind == "OSC" else STR_END).search(data, start)
+        if m is not None and m.start() - start <= MAX_STRING:
+            # The whole string is in this chunk (a title, a mark): to the
+            # handler at once, with no parts kept.
+            j = m.start()
+            end = data[j]
+            if end in "\x07\x9c" or (end == "\x1b" and data.startswith("\\", j + 1)):
+                after = j + (2 if end == "\x1b" else 1)
+                self.next = after
+                self.handler.string(kind, data[start:j], end if end != "\x1b" else "\x1b\\",
+                                    index)
+                return after
         self._string_kind = kind
         self._string_parts = []
         self._string_len = 0
