@@ -29,19 +29,22 @@ from termsim.cli import main
 from termsim.codegen import generate
 from termsim.emulator.grammar import Scanner
 from termsim.emulator.terminal import Terminal
-from termsim.engine.redaction import DrawnSecrets, mask
+from termsim.engine.redaction import TerminalShadow, typed
 from termsim.events import (
     End,
     Event,
+    Exit,
     Input,
     InputRead,
     Note,
     Output,
+    Reply,
     WaitEnded,
     WaitStarted,
 )
 from termsim.recording.recorder import Recorder
-from termsim.recording.redact import REDACTED, Redactor
+from termsim.recording.redact import CONTINUED, REDACTED, Redactor, mask
+from termsim.recording.redact_stream import BytesRedaction, Stream
 
 #: Secrets are drawn from letters nothing else in an artifact is made of
 #: (and one two-byte character, so that reads split inside it too); twelve
@@ -91,34 +94,34 @@ def test_a_styled_secret_split_anywhere_is_masked_on_the_screen_and_in_the_bytes
     case: tuple[str, bytes, list[bytes]],
 ) -> None:
     secret, data, chunks = case
-    redactor = Redactor([secret], tokens=Scanner)
+    redactor = BytesRedaction(Redactor([secret], tokens=Scanner))
     out = b"".join(redactor.feed(c) for c in chunks) + redactor.flush()
     shown = screen_text(out)
     for part in halves(secret):
         assert part.encode() not in out and part not in shown
-    assert f"token: {REDACTED} done" in shown
+    assert f"token: {mask(len(secret))} done" in shown
     # Where the reads fell changes nothing: the same bytes as in one read.
-    whole = Redactor([secret], tokens=Scanner)
+    whole = BytesRedaction(Redactor([secret], tokens=Scanner))
     assert out == whole.feed(data) + whole.flush()
 
 
 def test_the_sequences_between_the_characters_stay() -> None:
-    """Only the characters go: the colours and the erase around them are
-    kept, so the replayed screen keeps its styles and its layout."""
-    redactor = Redactor(["hunter2"], tokens=Scanner)
+    """Only the characters are masked, one for one: the colours and the
+    erase around them are kept, so the replayed screen keeps its styles
+    and its layout."""
+    redactor = BytesRedaction(Redactor(["hunter2"], tokens=Scanner))
     data = b"pw: h\x1b[31mun\x1b[Kter\x1b[0m2 ok"
-    assert redactor.feed(data) + redactor.flush() == \
-        f"pw: {REDACTED}\x1b[31m\x1b[K\x1b[0m ok".encode()
+    assert redactor.feed(data) + redactor.flush() == b"pw: *\x1b[31m**\x1b[K***\x1b[0m* ok"
 
 
 def test_honest_output_is_not_held_back() -> None:
     """A stream is held only where a secret may begin: output that cannot
     is written at once, and a literal secret is never held whole."""
-    redactor = Redactor(["hunter2"], tokens=Scanner)
+    redactor = BytesRedaction(Redactor(["hunter2"], tokens=Scanner))
     assert redactor.feed(b"hello \x1b[1mworld\x1b[0m") == b"hello \x1b[1mworld\x1b[0m"
     assert redactor.feed(b"say hun") == b"say "  # "hun" may be the secret's start
     assert redactor.feed(b"gry") == b"hungry"
-    assert redactor.feed(b"hunter2") == REDACTED.encode()
+    assert redactor.feed(b"hunter2") == b"*******"
 
 
 # -- a whole session, through the recorder, to every artifact -----------------------------
@@ -163,7 +166,8 @@ def record(path: Path, secret: str, events: list[Event]) -> None:
     redactor = Redactor([secret], tokens=Scanner)
     recorder = Recorder(path, redactor=redactor, argv=["prog"], cwd="/", cols=80, rows=24,
                         env={"TERM": "xterm-256color"}, policy={},
-                        output=DrawnSecrets(redactor, Terminal(80, 24)))
+                        output=Stream(redactor, shadow=TerminalShadow(Terminal(80, 24))),
+                        input=Stream(redactor, whole_writes=True, typed=typed))
     for event in events:
         recorder(event)
 
@@ -235,7 +239,10 @@ def test_a_secret_typed_and_drawn_at_random_is_in_no_artifact(
     assert f"READY> {REDACTED}" in Playback(recording).screen_at().text
     assert kinds(recording.events) == kinds(events)
     typed = [e for e in recording.of_type(Input) if e.label != "key enter"]
-    assert all(e.secret and e.label.endswith(REDACTED) for e in typed)
+    assert all(e.secret for e in typed)
+    # The first says it holds a secret; the others, that they hold its rest.
+    assert [e.label.endswith(CONTINUED) for e in typed] == [False] + [True] * (len(typed) - 1)
+    assert all(e.label.removesuffix(CONTINUED).endswith(REDACTED) for e in typed)
 
 
 def test_a_partial_secret_at_the_end_is_written_as_it_was(tmp_path: Path) -> None:
@@ -324,3 +331,174 @@ async def test_a_secret_typed_into_prompt_toolkit_with_a_colour_per_character(
     replayed = Playback(Recording.open(path)).screen_at().text
     assert replayed == live.replace(SECRET, mask(len(SECRET)))
     assert mask(len(SECRET)) == "[REDACTED]**"
+
+
+@pytest.mark.anyio
+async def test_a_secret_typed_in_pieces_replays_in_pieces_or_whole(tmp_path: Path) -> None:
+    """Each input after the first that held part of a secret is labelled
+    as its rest, with as many mask characters as it had characters: a
+    replay gives each piece to the call that sends it, or all of them to
+    one call that sends the whole secret."""
+    path = tmp_path / "s.tsr"
+    pieces = [SECRET[:5], SECRET[5:9], SECRET[9:]]
+    async with termsim.spawn(program("styled_echo.py"), record=path, redact=[SECRET]) as term:
+        await term.wait_for(Text("READY>") & InputReady(), timeout=10)
+        for piece in pieces:
+            mark = await term.type(piece)
+            await term.wait_for(Text(SECRET[:SECRET.index(piece) + len(piece)]), since=mark,
+                                timeout=10)
+        await term.press("ctrl+d")
+        assert await term.wait_exit(timeout=10) == 0
+    inputs = list(Recording.open(path).of_type(Input))[:3]
+    assert [len(e.data) for e in inputs] == [len(p) for p in pieces]
+    assert b"".join(e.data for e in inputs) == mask(len(SECRET)).encode()
+    assert [e.label.endswith(CONTINUED) for e in inputs] == [False, True, True]
+    for sends in (pieces, [SECRET]):
+        async with termsim.replay(path, strict=True) as replayed:
+            await replayed.wait_for(Text("READY>"), timeout=10)
+            for piece in sends:
+                await replayed.type(piece)
+            await replayed.press("ctrl+d")
+            assert await replayed.wait_exit(timeout=10) == 0
+
+
+GETPASS = "import getpass; p = getpass.getpass('pw: '); print('got', len(p))"
+
+
+@pytest.mark.anyio
+async def test_a_hidden_password_typed_a_key_at_a_time_replays_a_key_at_a_time(
+    tmp_path: Path,
+) -> None:
+    """Typed with echo off, each key is masked whole, and no output comes
+    between them: a test's own one-character secret calls still each take
+    one recorded input."""
+    path = tmp_path / "s.tsr"
+    async with termsim.spawn([sys.executable, "-c", GETPASS], record=path) as term:
+        await term.wait_for(Text("pw:"), timeout=10)
+        for key in "abc\n":
+            await term.type(key, secret=True)
+        await term.wait_for(Text("got 3"), timeout=10)
+    async with termsim.replay(path, strict=True) as replayed:
+        await replayed.wait_for(Text("pw:"), timeout=10)
+        for key in "abc\n":
+            await replayed.type(key, secret=True)
+        await replayed.wait_for(Text("got 3"), timeout=10)
+
+
+# -- what the reviewer found: strings, open strings, keys, wide characters, wraps ---------
+
+
+def session_file(tmp_path: Path, secret: str, events: list[Event], *, cols: int = 80,
+                 rows: int = 24) -> Recording:
+    """Record ``events`` as a session does, and read the file back."""
+    redactor = Redactor([secret], tokens=Scanner)
+    path = tmp_path / "s.tsr"
+    recorder = Recorder(path, redactor=redactor, argv=["prog"], cwd="/", cols=cols, rows=rows,
+                        env={}, policy={},
+                        output=Stream(redactor, shadow=TerminalShadow(Terminal(cols, rows))),
+                        input=Stream(redactor, whole_writes=True, typed=typed))
+    for event in events:
+        recorder(event)
+    return Recording.open(path)
+
+
+def test_a_secret_in_a_title_a_link_a_string_or_a_reply_is_replaced(tmp_path: Path) -> None:
+    title = f"\x1b]0;token={SECRET}\x07".encode()
+    link = f"\x1b]8;;https://example.com/?t={SECRET}\x1b\\here\x1b]8;;\x1b\\".encode()
+    dcs = f"\x1bP{SECRET}\x1b\\".encode()
+    recording = session_file(tmp_path, SECRET, [
+        Output(0.1, title[:9]), Output(0.2, title[9:] + link), Output(0.3, dcs),
+        Reply(0.4, f"\x1b]l{SECRET}\x1b\\".encode()), End(0.5, "closed")])
+    raw = (tmp_path / "s.tsr").read_bytes()
+    for part in halves(SECRET):
+        assert part.encode() not in raw
+    assert Playback(recording).screen_at().title == f"token={REDACTED}"
+    assert f"?t={REDACTED}".encode() in raw
+
+
+def test_an_unfinished_string_holds_nothing_back(tmp_path: Path) -> None:
+    """Inside a string nothing draws: its bytes are written as they come
+    (and whatever follows them), not held until it ends."""
+    path = tmp_path / "s.tsr"
+    redactor = Redactor([SECRET], tokens=Scanner)
+    recorder = Recorder(path, redactor=redactor, argv=["prog"], cwd="/", cols=80, rows=24,
+                        env={}, policy={},
+                        output=Stream(redactor, shadow=TerminalShadow(Terminal(80, 24))))
+    recorder(Output(0.1, b"hello\r\n\x1b]0;"))
+    for k in range(50):
+        recorder(Output(0.2 + k / 1000, b"a" * 4096))
+    recorder(Note(0.3, "after"))
+    events = Recording.open(path).events
+    assert sum(len(e.data) for e in events if isinstance(e, Output)) == 11 + 50 * 4096
+    assert events[-1] == Note(0.3, "after")
+
+
+SECRET_KEYS = "jxzvkwyjxzvk"
+
+
+@pytest.mark.anyio
+async def test_a_secret_typed_as_kitty_protocol_keys_is_masked(tmp_path: Path) -> None:
+    """A program that asks for every key as an escape sequence (kitty's
+    flag 8, as crossterm apps do) gets ``ESC[106u`` for ``j``: the keys are
+    read for the characters they type."""
+    path = tmp_path / "s.tsr"
+    async with termsim.spawn(program("kitty_keys.py", "kitty", "9"), profile="kitty",
+                             record=path, redact=[SECRET_KEYS]) as term:
+        await term.wait_for(Text("READY"), timeout=10)
+        for key in SECRET_KEYS:
+            await term.press(key)
+        await term.wait_for(Text(f"{len(SECRET_KEYS)} k press"), timeout=10)
+        await term.press("q")
+        assert await term.wait_exit(timeout=10) == 0
+    inputs = list(Recording.open(path).of_type(Input))[:len(SECRET_KEYS)]
+    assert all(e.secret for e in inputs)
+    assert not [e for e in inputs if SECRET_KEYS.find(e.label.split()[-1]) >= 0]
+    assert "press('j')" not in generate(str(path))
+
+
+def test_a_wide_secret_is_masked_whole_and_as_wide(tmp_path: Path) -> None:
+    secret = "密码JQXZ口令"
+    events: list[Event] = [Output(0.1, b"pw> ")]
+    for k, char in enumerate(secret):
+        # Each key echoed on its own, with a blank drawn on the bottom row
+        # between two (as prompt_toolkit's first render does).
+        events += [Output(0.2 + k / 100, char.encode()),
+                   Output(0.205 + k / 100, b"\x1b7\x1b[24;1H \x08\x1b8")]
+    events.append(End(1.0, "closed"))
+    recording = session_file(tmp_path, secret, events)
+    shown = Playback(recording).screen_at().text
+    assert shown.splitlines()[0] == "pw> " + mask(12)  # 4 wide characters and 4 narrow
+    drawn = b"".join(e.data for e in recording.of_type(Output))
+    assert not [c for c in secret if c.encode() in drawn]
+
+
+def test_a_secret_a_row_wraps_is_masked_on_both_rows(tmp_path: Path) -> None:
+    events: list[Event] = [Output(0.1, b"x" * 74)]
+    for k, char in enumerate(SECRET):
+        events += [Output(0.2 + k / 100, char.encode()),
+                   Output(0.205 + k / 100, b"\x1b7\x1b[24;1H \x08\x1b8")]
+    events.append(End(1.0, "closed"))
+    recording = session_file(tmp_path, SECRET, events)
+    shown = Playback(recording).screen_at().text
+    assert shown.splitlines()[:2] == ["x" * 74 + mask(12)[:6], mask(12)[6:]]
+
+
+def test_tags_are_given_back_when_they_run_out(tmp_path: Path) -> None:
+    """A screen with more cells than there are tags for: tags of cells no
+    longer shown are collected when they run out, so a secret echoed
+    after 150,000 tagged characters of output is still caught on the screen."""
+    line = b"x" * 250 + b"\r"  # a read small enough to be tagged, drawn over and over
+    events: list[Event] = [Output(0.1 + k / 1000, line) for k in range(600)]
+    for k, char in enumerate(SECRET):
+        events += [Output(9 + k / 100, char.encode()),
+                   Output(9.005 + k / 100, b"\x1b7\x1b[100;1H \x08\x1b8")]
+    events.append(End(10.0, "closed"))
+    recording = session_file(tmp_path, SECRET, events, cols=320, rows=100)
+    assert Playback(recording).screen_at().text.startswith(mask(12))
+
+
+def test_output_after_the_exit_is_masked_where_it_stands(tmp_path: Path) -> None:
+    recording = session_file(tmp_path, SECRET, [
+        Output(0.1, b"before "), Exit(0.2, 0), Output(0.3, f"after {SECRET}".encode()),
+        End(0.4, "closed")])
+    assert Playback(recording).screen_at().text.startswith(f"before after {mask(12)}")

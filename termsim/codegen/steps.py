@@ -33,9 +33,10 @@ from itertools import accumulate
 
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import HistoryMark, Terminal
-from ..engine.playback import apply_to_terminal, terminal_for
+from ..engine.playback import ScreenBudget, apply_to_terminal, terminal_for
 from ..events import Exit, Input, InputRead, Note, Output, Resize, TtyMode
 from ..recording.format import Recording
+from ..recording.redact import CONTINUED
 from .keys import Key, decode
 
 #: Characters an echo drawn into a row (not at the terminal's cursor) may
@@ -123,6 +124,7 @@ def read(recording: Recording) -> Session:
     """The steps of ``recording``."""
     terminal = terminal_for(recording)
     raw = False
+    budget = ScreenBudget(recording, "codegen")
     start: list[Screen] = []
     steps: list[Step] = []
     exit_status: int | None = None
@@ -144,11 +146,12 @@ def read(recording: Recording) -> Session:
         if isinstance(event, Input):
             if event.secret:
                 last = steps[-1] if steps else None
-                if last is not None and last.secret and (not last.screens or not event.data):
+                if last is not None and last.secret and (
+                        not last.screens or event.label.endswith(CONTINUED)):
                     # Typed on where nothing is echoed (a password, key by
-                    # key), or the rest of a secret redaction masked in its
-                    # first key's input (the others are left empty, whatever
-                    # was echoed between): one secret, as the test will type it.
+                    # key), or the rest of a secret redaction found across
+                    # inputs (whatever was echoed between): one secret, as
+                    # the test will type it.
                     last.index, last.read = marks, False
                     continue
                 # Its bytes are a mask: the test types what a person gives it.
@@ -179,7 +182,7 @@ def read(recording: Recording) -> Session:
                               index=marks))
         elif isinstance(event, Output):
             apply_to_terminal(terminal, event)
-            screen = Screen(event.t, terminal.screen, raw)
+            screen = Screen(event.t, budget.keep(terminal.screen), raw)
             (steps[-1].screens if steps else start).append(screen)
         elif isinstance(event, TtyMode):
             raw = bool(event.raw)

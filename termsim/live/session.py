@@ -34,14 +34,15 @@ from ..emulator.profiles import TERMINAL_VARIABLES, Profile, profile_named
 from ..emulator.terminal import Policy, Terminal
 from ..engine.driver import Driver
 from ..engine.engine import Engine
-from ..engine.redaction import DrawnSecrets
+from ..engine.redaction import TerminalShadow, typed
 from ..engine.settings import matrix_defaults, recording_path_for, substitute_for
 from ..engine.source import Mark
 from ..errors import ArgumentError, SessionClosed, TermsimError, surface, surface_sync
 from ..events import Hangup, How, Input, Resize, Warned, errored
 from ..recording.fields import MAX_SIZE
 from ..recording.recorder import Recorder
-from ..recording.redact import REDACTED, Redactor
+from ..recording.redact import REDACTED, Masking, Redactor
+from ..recording.redact_stream import Stream
 from .pty import PtySource
 from .spawn import check_argv
 from .tty import InputNotRead, is_canonical, is_hidden, is_raw, mangled_in_line_mode
@@ -181,15 +182,17 @@ class Session(Driver):
             raise dirty
         return suppressed
 
-    def _drawn_secrets(self) -> DrawnSecrets | None:
-        """How the recorder finds secrets in the output: on a terminal of
-        its own drawn like this one (None: nothing to redact)."""
+    def _streams(self) -> dict[str, Masking]:
+        """How the recorder finds secrets: the output drawn on a terminal of
+        its own like this one, the input read as the keys this session
+        sends (none: nothing to redact)."""
         if not self._redactor.patterns:
-            return None
+            return {}
         terminal = self.terminal
         shadow = Terminal(terminal.cols, terminal.rows, term=self.env.get("TERM", ""),
                           emulation=terminal.emulation, profile=self.profile)
-        return DrawnSecrets(self._redactor, shadow)
+        return {"output": Stream(self._redactor, shadow=TerminalShadow(shadow)),
+                "input": Stream(self._redactor, whole_writes=True, typed=typed)}
 
     @surface
     async def start(self) -> None:
@@ -214,7 +217,7 @@ class Session(Driver):
                 cols=self.terminal.cols, rows=self.terminal.rows, env=self.env,
                 policy=self.terminal.policy, on_failure=self._recording_failed,
                 cell_size=self._pty.cell_size, emulation=self.terminal.emulation.to_header(),
-                profile=self.profile.name, output=self._drawn_secrets(),
+                profile=self.profile.name, **self._streams(),
             )
             self.listeners.insert(0, self._recorder)
             self.engine.recording = self.record_path

@@ -37,6 +37,7 @@ from ..events import (
     Input,
     Note,
     Output,
+    Reply,
     Resize,
     ScreenCompared,
     UnknownSequences,
@@ -44,7 +45,8 @@ from ..events import (
     Warned,
 )
 from .format import RecordingWriter, make_header
-from .redact import REDACTED, Masking, Redactor, apply_edits, touches
+from .redact import CONTINUED, REDACTED, Masking, Redactor, apply_edits, touching
+from .redact_stream import Stream
 
 
 @dataclass(slots=True)
@@ -67,6 +69,7 @@ class Recorder:
         policy: Mapping[str, object], on_failure: Callable[[str], None] | None = None,
         cell_size: tuple[int, int] | None = None, emulation: Mapping[str, object] | None = None,
         profile: str | None = None, output: Masking | None = None,
+        input: Masking | None = None,
     ) -> None:
         self.redactor = redactor
         scrub = redactor.text
@@ -77,18 +80,24 @@ class Recorder:
         )
         self._writer = RecordingWriter(path, header, on_failure=on_failure)
         self.path = self._writer.path
-        #: How the output is scrubbed: as a stream of the characters that
-        #: draw, unless the session passes one that also reads the screen
-        #: (``termsim.engine.redaction.DrawnSecrets``).
-        self._output: Masking = output if output is not None else redactor.stream()
-        self._input = redactor.stream(whole_writes=True)
+        #: How the output and the input are scrubbed (``redact_stream.py``):
+        #: a session passes streams that read the screen and the keys it
+        #: sends (``termsim.engine.redaction``); by default, the characters.
+        self._output: Masking = output if output is not None else Stream(redactor)
+        self._input: Masking = input if input is not None \
+            else Stream(redactor, whole_writes=True)
         self._held: deque[_Held] = deque()
+        #: Nothing to redact: every event is written as it comes.
+        self._direct = not redactor.patterns
 
     @property
     def closed(self) -> bool:
         return self._writer.closed
 
     def __call__(self, event: Event) -> None:
+        if self._direct and not isinstance(event, End | Input):
+            self._writer.write(event)
+            return
         redactor = self.redactor
         match event:
             case Output(data=data):
@@ -123,6 +132,9 @@ class Recorder:
             case Resize(cols=cols, rows=rows):
                 self._output.resize(cols, rows)
                 self._held.append(_Held(event))
+            case Reply(data=data):
+                # A report can quote the program (a title read back, OSC l).
+                self._held.append(_Held(Reply(event.t, redactor.data(data))))
             case _:
                 self._held.append(_Held(event))
         self._write_settled()
@@ -164,12 +176,16 @@ class Recorder:
             data = event.data[:end - held.start]
             return Output(event.t, apply_edits(data, held.start, stream.edits))
         assert isinstance(event, Input)
-        if not touches(stream.edits, held.start, held.end):
+        touched = touching(stream.edits, held.start, held.end)
+        if not touched:
             return event
-        # Part of a secret: the label (a key's name, the text) goes too.
+        # Part of a secret: the label (a key's name, the text) goes too, and
+        # an input holding only the rest of one says so (a replay or codegen
+        # joins it to the input that began it).
         kind = event.label.split(" ", 1)[0] or "input"
+        rest = "" if any(e.first for e in touched) else CONTINUED
         return dataclasses.replace(event, data=apply_edits(event.data, held.start, stream.edits),
-                                   label=f"{kind} {REDACTED}", secret=True)
+                                   label=f"{kind} {REDACTED}{rest}", secret=True)
 
     def close(self, t: float, how: How, unknown: Mapping[str, int] | None = None) -> None:
         """Write what redaction held back, the counts of sequences the

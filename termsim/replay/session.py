@@ -47,6 +47,7 @@ from ..events import (
     Warned,
 )
 from ..recording.format import Recording
+from ..recording.redact import CONTINUED
 from .perturb import Perturbation, parse, random_variant
 
 #: How many turns the other tasks get at one virtual moment before the clock
@@ -247,14 +248,21 @@ class ReplaySession(Driver):
             got += following.data
         return replace(recorded, data=got)
 
-    async def _rest_of_secret(self, data: bytes, label: str, *, secret: bool) -> None:
+    async def _rest_of_secret(self, recorded: Input, data: bytes, label: str, *,
+                              secret: bool) -> None:
         """Take the recorded inputs that held the rest of a secret the test
-        sends in one write (as codegen writes it): the inputs redaction
-        left empty after masking a secret typed key by key in the first
-        key's input (one per character the test sends, at most), and, for
-        a test's own secret, the secret inputs that follow with no output
-        between them (a password typed key by key, nothing echoed)."""
-        left = len(data.decode("utf-8", "replace")) - 1
+        sends in one write (as codegen writes it).
+
+        A secret redaction found across inputs is masked a character for a
+        character, and each input after the first is labelled as its rest
+        (``CONTINUED``): those are taken while they make up no more
+        characters than the test sends (all of them when it sends none, a
+        replay without the secret). A test's own secret also takes the
+        secret inputs that follow with no output between them (a password
+        typed key by key, nothing echoed), unless it sends one character
+        (then it types key by key too)."""
+        have = len(recorded.data.decode("utf-8", "replace"))
+        want = len(data.decode("utf-8", "replace"))
         while True:
             j = self._next
             drawn = False
@@ -264,9 +272,12 @@ class ReplaySession(Driver):
             upcoming = self._events[j] if j < len(self._events) else None
             if not isinstance(upcoming, Input) or not upcoming.secret:
                 return
-            if not upcoming.data and left > 0:
-                left -= 1
-            elif not (secret and not drawn):
+            if upcoming.label.endswith(CONTINUED):
+                size = len(upcoming.data.decode("utf-8", "replace"))
+                if want and have + size > want:
+                    return
+                have += size
+            elif not (secret and not drawn and want != 1):
                 return
             await self._catch_up_to(Input, label)
 
@@ -284,7 +295,7 @@ class ReplaySession(Driver):
         else:
             recorded = await self._catch_up_to(Input, label)
         if isinstance(recorded, Input) and recorded.secret:
-            await self._rest_of_secret(data, label, secret=secret)
+            await self._rest_of_secret(recorded, data, label, secret=secret)
         if isinstance(recorded, Input) and not recorded.secret and recorded.data != data:
             if data.startswith(recorded.data):
                 recorded = await self._rest_of(data, recorded, label)
