@@ -44,7 +44,12 @@ def say(text: str, *, err: bool = False) -> None:
     line through :func:`printable`: no control character from a file, a
     path or a program reaches the terminal as one."""
     stream = sys.stderr if err else sys.stdout
-    stream.write("\n".join(map(printable, text.split("\n"))) + "\n")
+    shown = "\n".join(map(printable, text.split("\n"))) + "\n"
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        stream.write(shown)
+    except UnicodeEncodeError:  # a terminal that is not UTF-8: what it cannot show, escaped
+        stream.write(shown.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -295,11 +300,13 @@ def _play(args: argparse.Namespace) -> int:
     recording = _open(args.file)
     size = None
     if sys.stdout.isatty():
-        # The tty's own size: COLUMNS and LINES in the environment may be stale.
+        # The tty's own size: COLUMNS and LINES in the environment may be
+        # stale. A pty nobody sized says 0x0: then the recording's is used.
         cols, rows = os.get_terminal_size(sys.stdout.fileno())
-        size = (cols, rows)
+        size = (cols, rows) if cols > 0 and rows > 0 else None
     return play(recording, sys.stdout.buffer, sys.stderr, speed=args.speed,
-                idle_limit=args.idle_limit, size=size)
+                idle_limit=args.idle_limit, size=size,
+                encoding=sys.stdout.encoding or "utf-8")
 
 
 # -- record ---------------------------------------------------------------------------------
@@ -318,6 +325,8 @@ def _record(args: argparse.Namespace) -> int:
         size = os.get_terminal_size(sys.stdout.fileno())
         cols, rows = size.columns, size.lines
     except OSError:
+        cols, rows = 80, 24
+    if cols < 1 or rows < 1:  # a pty nobody sized
         cols, rows = 80, 24
     cols, rows = args.cols or cols, args.rows or rows
     if cols < 1 or rows < 1:

@@ -384,7 +384,9 @@ def test_in_tmux_nothing_reaches_the_terminal(
         tmux.run("wait-for", "-S", channel + "-go")
         tmux.run("wait-for", channel)
         title = tmux.run("display", "-p", "-t", f"{session}:", "#{pane_title}").stdout
-        screen = tmux.run("capture-pane", "-p", "-t", f"{session}:").stdout.decode()
+        # The history too: a row tmux scrolled away was not cleared (with
+        # scroll-on-clear off, a clear erases it).
+        screen = tmux.run("capture-pane", "-p", "-S", "-", "-t", f"{session}:").stdout.decode()
         typed = report.read_bytes()
         problems = [what for what, happened in (
             (f"tmux typed {typed!r} into the shell's input", typed != b""),

@@ -395,3 +395,39 @@ def test_a_closed_pipe_ends_play_quietly(tmp_path: Path) -> None:
         status = proc.wait(timeout=60)
     assert status == 141, err
     assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
+def test_a_terminal_that_is_not_utf8_gets_no_byte_it_reads_as_c1(tmp_path: Path) -> None:
+    """In UTF-8, ``Û`` is C3 9B, and 0x9B is CSI to a terminal in an 8-bit
+    encoding (xterm in a Latin-1 locale): ``AÛ6nÝ2;PWNEDÜB`` asks for the
+    cursor and sets the title there. Written in the terminal's encoding,
+    with no byte 0x80-0x9F, it is text."""
+    path = crafted(tmp_path / "c1.tsr", [(0.0, "AÛ6nÝ2;PWNEDÜB".encode())])
+    done = subprocess.run(play_argv(path, "--speed", "1000"), capture_output=True,
+                          timeout=120, check=True,
+                          env={**os.environ, "PYTHONIOENCODING": "latin-1"})
+    assert not [b for b in done.stdout if 0x80 <= b < 0xA0]
+    assert "AÛ6nÝ2;PWNEDÜB".encode("latin-1") in done.stdout
+    utf8, _ = played(path)
+    assert "AÛ6nÝ2;PWNEDÜB".encode() in utf8  # a UTF-8 terminal gets the bytes as recorded
+
+
+def test_nul_and_del_inside_a_sequence_are_not_written(tmp_path: Path) -> None:
+    path = crafted(tmp_path / "nul.tsr", [(0.0, b"\x1b[\x001;31\x7fmred\x1b\x00\x7f7")])
+    out, _ = played(path)
+    assert b"\x1b[1;31mred\x1b7" in out and b"\x00" not in out and b"\x7f" not in out
+
+
+def test_a_terminal_nobody_sized_plays_at_the_recordings_size(tmp_path: Path) -> None:
+    """A pty with no size (``openpty()``, some CI runners) says 0x0."""
+    import pty
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(play_argv(RECORDINGS / "passing.tsr", "--speed", "1000"),
+                              stdout=follower, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert done.returncode == 0, done.stderr
+    assert b"internal error" not in done.stderr

@@ -6,6 +6,8 @@ hold, a resize a reader would refuse, and the failed test's report.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,33 @@ def test_a_pattern_from_a_recording_runs_within_its_budget(tmp_path: Path,
     terminal.feed(b"x" * 60)
     assert not parsed(terminal.screen)
     assert predicate_text.PATTERN_BUDGET == 1.0
+
+
+BOMB = "(?:(?:(?:a{1000}){1000}){1000})"
+
+
+def test_a_pattern_that_would_expand_past_its_size_is_not_built(tmp_path: Path) -> None:
+    """``regex`` builds counted repeats in memory when it compiles, before
+    any budget of time applies: ``(?:(?:(?:a{1000}){1000}){1000})`` took
+    24 GB. Read from a file, a pattern is sized by ``re``'s parser first.
+    Run under a 1 GiB address-space limit, so a regression fails, not the
+    machine."""
+    path = tmp_path / "bomb.tsr"
+    writer = RecordingWriter(path, make_header(argv=["prog"], cwd="/", cols=80, rows=5,
+                                               env={}))
+    writer.write(WaitStarted(0.0, 1, f"regex /{BOMB}/ in the screen", None, 1.0))
+    writer.write(Output(0.1, b"a" * 60))
+    writer.write(WaitEnded(1.0, 1, "timed out"))
+    writer.write(End(1.0, "closed"))
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
+            "from termsim.cli import main; sys.exit(main(sys.argv[1:]))")
+    for argv in (["show", "--steps", str(path)],
+                 ["export", str(path), "-o", str(tmp_path / "page.html")]):
+        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+    assert predicate_text.parse(f"regex /{BOMB}/ in the screen") is None
+    assert predicate_text.parse("regex /a{9000}/ in the screen") is not None
 
 
 def test_descriptions_too_long_or_too_deep_are_not_read() -> None:
@@ -106,3 +135,32 @@ def test_the_failed_tests_report_shows_a_recordings_text_visibly(tmp_path: Path)
     report = describe_recordings([path], lambda p: p)
     assert "\u202e" not in report and "\u2028" not in report
     assert "left\\u202eright\\u2028more" in report
+
+
+def test_a_reader_that_keeps_every_steps_screen_stops_at_its_budget(tmp_path: Path) -> None:
+    """A 1000x1000 screen filled (DECALN) after each of eight resizes: 500
+    bytes that made codegen and ``show --steps`` keep 75 MB a step. They
+    stop at MAX_HELD_CELLS with one line; ``diff`` (which looks at each
+    screen once) and ``show`` (one screen) work. Under a 1.5 GiB limit."""
+    from termsim.engine.playback import MAX_HELD_CELLS
+    from termsim.events import Resize
+
+    path = tmp_path / "bomb.tsr"
+    writer = RecordingWriter(path, make_header(argv=["prog"], cwd="/", cols=1000, rows=1000,
+                                               env={}))
+    writer.write(Output(0.0, b"\x1b#8"))
+    for k in range(8):
+        writer.write(Resize(0.01 * (k + 1), 1000 - k % 2, 1000))
+        writer.write(Output(0.01 * (k + 1) + 0.001, b"\x1b#8"))
+    writer.write(End(1.0, "closed"))
+    assert path.stat().st_size < 600 and MAX_HELD_CELLS < 8 * 1000 * 1000
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29)); "
+            "from termsim.cli import main; sys.exit(main(sys.argv[1:]))")
+    for argv, status in ((["show", "--steps", str(path)], 1), (["codegen", str(path)], 1),
+                         (["diff", str(path), str(path)], 0), (["show", str(path)], 0)):
+        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
+                              timeout=120)
+        assert done.returncode == status, (argv, done.stderr)
+        if status:
+            assert b"keeps a screen for every step" in done.stderr
+            assert len(done.stderr.strip().splitlines()) == 1

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -111,6 +111,44 @@ def _emulation(recording: Recording) -> Emulation:
     return Emulation.from_header(options)
 
 
+#: The most cells of screens a reader of a recording keeps at once (``show
+#: --steps``, codegen: a screen for every step), about 300 MB at worst.
+#: Screens share the rows that did not change, so an honest session of a
+#: thousand steps on a 200x60 screen, a few rows changed at each, holds about
+#: a million; a file of a few kilobytes that fills a 1000x1000 screen at
+#: every step would hold gigabytes (75 MB a step, measured).
+MAX_HELD_CELLS = 4_000_000
+
+
+class ScreenBudget:
+    """Counts the cells of the screens a reader keeps, each counting the
+    rows it does not share with the one kept before it, and stops the
+    reader with a :class:`RecordingError` past :data:`MAX_HELD_CELLS`."""
+
+    def __init__(self, recording: Recording, reader: str) -> None:
+        self._recording = recording
+        self._reader = reader
+        self._last: tuple[str, ...] = ()
+        self.cells = 0
+
+    def keep(self, snap: Snapshot) -> Snapshot:
+        last, lines = self._last, snap.lines
+        if lines is not last:
+            same = len(last) == len(lines)
+            changed = sum(1 for r, line in enumerate(lines)
+                          if not same or line is not last[r])
+            self.cells += changed * snap.cols
+            self._last = lines
+        if self.cells > MAX_HELD_CELLS:
+            raise RecordingError(
+                f"{self._reader} keeps a screen for every step, and this recording's would "
+                f"be more than {MAX_HELD_CELLS:,} cells at once (its screens are "
+                f"{snap.cols}x{snap.rows}, redrawn whole at many steps); read it with "
+                "termsim show --at, or export it to a page (.html)",
+                path=self._recording.path)
+        return snap
+
+
 class Playback:
     """The screens of a recording.
 
@@ -157,6 +195,11 @@ class Playback:
     def frames(self, max_frames: int | None = None) -> list[tuple[float, Snapshot]]:
         """``(time, screen)``: the empty first screen, then one after each output or
         resize event (evenly chosen, the last always kept, beyond ``max_frames``)."""
+        return list(self.walk(max_frames))
+
+    def walk(self, max_frames: int | None = None) -> Iterator[tuple[float, Snapshot]]:
+        """:meth:`frames` one at a time, none kept: a reader that looks at
+        each screen once holds one screen, whatever the recording's length."""
         events = self.recording.events
         changing = [i for i, e in enumerate(events) if isinstance(e, Output | Resize)]
         keep = set(changing)
@@ -169,9 +212,8 @@ class Playback:
                 keep = {changing[round(k * last / (room - 1))] for k in range(room)} \
                     if room > 1 else {changing[-1]}
         terminal = terminal_for(self.recording)
-        frames = [(0.0, terminal.screen)]
+        yield 0.0, terminal.screen
         for i, event in enumerate(events):
             apply_to_terminal(terminal, event)
             if i in keep:
-                frames.append((event.t, terminal.screen))
-        return frames
+                yield event.t, terminal.screen

@@ -288,7 +288,7 @@ def _timings(pairs: list[tuple[Anchor | None, Anchor | None]]) -> list[str]:
 def _lines(playback: Playback) -> list[str]:
     """The distinct non-blank lines a run ever had on its screen, in order."""
     seen: dict[str, None] = {}
-    for _, snap in playback.frames():
+    for _, snap in playback.walk():
         for line in snap.lines:
             text = line.strip()
             if text:

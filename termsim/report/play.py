@@ -45,6 +45,7 @@ killed by it).
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
 import signal
@@ -228,28 +229,43 @@ class _Signals:
 class _Output:
     """The user's terminal and its model, written together."""
 
-    def __init__(self, out: BinaryIO, model: Terminal, signals: _Signals) -> None:
+    def __init__(self, out: BinaryIO, model: Terminal, signals: _Signals,
+                 encoding: str) -> None:
         self.out, self.model, self.signals = out, model, signals
+        self.utf8 = codecs.lookup(encoding).name == "utf-8"
+        self.encoding = encoding
 
     def write(self, data: bytes) -> None:
+        # The model first: should a signal stop the write midway (it may
+        # stop the model's feed at once: only the write waits for it), the
+        # model knows more than the terminal got, and the restore undoes
+        # too much rather than too little.
+        self.model.feed(data)
+        if not self.utf8:
+            data = self._transcoded(data)
         self.signals.writing = True
         try:
-            # The model first: should a second signal stop the write midway,
-            # the model knows more than the terminal got, and the restore
-            # undoes too much rather than too little.
-            self.model.feed(data)
             self.out.write(data)
             self.out.flush()
         finally:
             self.signals.writing = False
         self.signals.check()
 
+    def _transcoded(self, data: bytes) -> bytes:
+        """For a terminal that does not read UTF-8: the text in its
+        encoding, and no byte from 0x80 to 0x9F, which such a terminal
+        reads as a C1 control (0x9B is CSI: ``Û`` is C3 9B in UTF-8)."""
+        text = data.decode("utf-8", "replace").encode(self.encoding, "replace")
+        return text.translate(_NO_C1)
+
 
 def play(recording: Recording, out: BinaryIO, err: TextIO, *, speed: float = 1.0,
-         idle_limit: float | None = None, size: tuple[int, int] | None = None) -> int:
+         idle_limit: float | None = None, size: tuple[int, int] | None = None,
+         encoding: str = "utf-8") -> int:
     """Play ``recording``'s output into ``out`` (the user's terminal, whose
-    ``size`` is (cols, rows), when it is one), restore it, say on ``err``
-    what was dropped; the exit status (see the module's notes)."""
+    ``size`` is (cols, rows), when it is one, and which reads ``encoding``),
+    restore it, say on ``err`` what was dropped; the exit status (see the
+    module's notes)."""
     pacer = Pacer(speed, idle_limit)
     if size is not None:
         warning = size_warning(recording, *size)
@@ -262,7 +278,7 @@ def play(recording: Recording, out: BinaryIO, err: TextIO, *, speed: float = 1.0
     charsets = False
     status = 0
     with _Signals() as signals:
-        output = _Output(out, model, signals)
+        output = _Output(out, model, signals, encoding)
         try:
             for allowed in allowed_outputs(recording):
                 pacer.wait(allowed.t)
@@ -293,6 +309,10 @@ def play(recording: Recording, out: BinaryIO, err: TextIO, *, speed: float = 1.0
         err.write(f"termsim play: {line}\n")
         err.flush()
     return status
+
+
+#: Bytes an 8-bit terminal reads as C1 controls, and what is written instead.
+_NO_C1 = bytes.maketrans(bytes(range(0x80, 0xA0)), b"?" * 32)
 
 
 def _write_restore(out: BinaryIO, data: bytes) -> None:

@@ -308,9 +308,14 @@ class Allowlist:
             verdict = judge(span, self._bytes(span))
             if verdict.dropped is not None:
                 dropped[verdict.dropped] += 1
-            if verdict.data:
-                out.append(verdict.data)
-                if (span.kind == "esc" and span.inter) or verdict.data in _SHIFT_BYTES:
+            data = verdict.data
+            if span.kind in ("csi", "esc"):
+                # NUL and DEL inside a sequence are ignored by the terminal
+                # that read it; another might not: they go.
+                data = data.translate(None, b"\x00\x7f")
+            if data:
+                out.append(data)
+                if (span.kind == "esc" and span.inter) or data in _SHIFT_BYTES:
                     self._charsets = True
 
     def _bytes(self, span: Span) -> bytes:

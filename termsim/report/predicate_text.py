@@ -13,7 +13,8 @@ description alone. It decides nothing about a live wait.
 
 The words come from a file anyone may have written, so reading them is
 bounded: a description past :data:`LONGEST` characters, or nested past
-Python's recursion limit, is not read, and a pattern is run by ``regex``
+Python's recursion limit, is not read, nor is a pattern that would expand
+past :data:`PATTERN_SIZE`, and a pattern is run by ``regex``
 with :data:`PATTERN_BUDGET` seconds in all (``(a+)+$`` on a screen of
 ``a`` would take hours with ``re``): past that, it matches nothing more.
 """
@@ -21,8 +22,10 @@ with :data:`PATTERN_BUDGET` seconds in all (``(a+)+$`` on a screen of
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import time
+import typing
 from collections.abc import Iterator
 from typing import cast
 
@@ -55,14 +58,43 @@ _LEAVES = [
 ]
 
 
+#: ``re``'s own parser (no stubs, and the old name ``sre_parse`` warns).
+_parser: typing.Any = importlib.import_module("re._parser")
+
 #: The longest description read back (termsim's own are a line or two).
 LONGEST = 10_000
 #: Seconds a pattern read from a recording may run, in all its searches.
 PATTERN_BUDGET = 1.0
+#: The largest pattern read back, counted as ``regex`` builds it: every
+#: counted repeat's body as many times as its count (``(?:a{1000}){1000}``
+#: would be a million, and ``regex`` builds it in memory before any budget
+#: of time applies). termsim's own patterns are a few hundred.
+PATTERN_SIZE = 10_000
 
 
 class _Unknown(Exception):
     pass
+
+
+def _size(parsed: typing.Any) -> int:
+    """How large ``regex`` makes a pattern ``re``'s parser read."""
+    total = 0
+    for op, value in parsed:
+        if op in (_parser.MAX_REPEAT, _parser.MIN_REPEAT, _parser.POSSESSIVE_REPEAT):
+            low, high, body = value
+            times = low if high == _parser.MAXREPEAT else high
+            total += max(times, 1) * _size(body)
+        elif op == _parser.SUBPATTERN:
+            total += _size(value[-1])
+        elif op == _parser.BRANCH:
+            total += sum(_size(branch) for branch in value[1])
+        elif op in (_parser.ASSERT, _parser.ASSERT_NOT):
+            total += _size(value[1])
+        else:
+            total += 1
+        if total > PATTERN_SIZE:
+            break
+    return total
 
 
 class _Bounded:
@@ -70,6 +102,9 @@ class _Bounded:
     ``finditer``, ``pattern``), with a budget of time for all its runs."""
 
     def __init__(self, pattern: str) -> None:
+        # Read by ``re`` first, which builds nothing of its size.
+        if len(pattern) > PATTERN_SIZE or _size(_parser.parse(pattern)) > PATTERN_SIZE:
+            raise _Unknown
         self.pattern = pattern
         self.flags = re.MULTILINE
         self._compiled = regex.compile(pattern, regex.MULTILINE)
@@ -169,8 +204,9 @@ def _leaf(text: str, at: int) -> tuple[Predicate, int]:
         if kind == "text":
             return Text(ast.literal_eval(m["s"]), _region(m["r"])), m.end()
         if kind == "regex":
+            bounded = _Bounded(m["p"])
             read = Regex(m["p"], _region(m["r"]))
-            read.pattern = cast(re.Pattern[str], _Bounded(m["p"]))
+            read.pattern = cast(re.Pattern[str], bounded)
             return read, m.end()
         if kind == "after":
             return CursorAfter(ast.literal_eval(m["s"]), visible=_visible(m)), m.end()

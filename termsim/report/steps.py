@@ -41,7 +41,7 @@ from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import Terminal
 from ..engine.cursor_predicates import CursorAfter, CursorAt
 from ..engine.nearmiss import Sighting, closest, worth_showing
-from ..engine.playback import apply_to_terminal, terminal_for
+from ..engine.playback import ScreenBudget, apply_to_terminal, terminal_for
 from ..engine.predicates import Predicate
 from ..engine.waits import holds_alone
 from ..errors import describe_status
@@ -260,8 +260,10 @@ def story(recording: Recording, *, extra: Iterable[int] = (), between: int = 0,
 
 
 def _screens(recording: Recording, needed: set[int]) -> dict[int, tuple[float, Snapshot]]:
-    """The screen at each position in ``needed``, in one walk."""
-    return {k: (t, snap) for k, t, snap in walk_screens(recording, needed)}
+    """The screen at each position in ``needed``, in one walk, within the
+    budget of cells a reader may keep."""
+    budget = ScreenBudget(recording, "telling the steps (show --steps, a trace)")
+    return {k: (t, budget.keep(snap)) for k, t, snap in walk_screens(recording, needed)}
 
 
 def walk_screens(recording: Recording,
