@@ -283,6 +283,57 @@ async def test_an_unwritable_recording_fails_before_any_program_runs(tmp_path: P
     assert not (tmp_path / "ran").exists()
 
 
+# -- security.md --------------------------------------------------------------------------
+
+
+def _security_rows() -> list[list[str]]:
+    return _table("security.md", "promise")
+
+
+@pytest.mark.parametrize("row", _security_rows(), ids=lambda row: row[0][:40])
+def test_each_security_promise_names_tests_that_exist(row: list[str]) -> None:
+    promise, how, tests = row
+    assert promise and how
+    assert _linked(tests)  # each named test exists (and is a test)
+
+
+def test_every_untrusted_test_file_is_named_by_a_security_promise() -> None:
+    """A file of tests for untrusted input that no row names is a promise
+    the page does not make."""
+    named = {ref.partition("::")[0] for row in _security_rows() for ref in _spans(row[2])}
+    untrusted = {p.name for p in TESTS.glob("test_*untrusted*.py")} | {
+        "test_redact_drawn.py", "test_replay_runs_nothing.py"}
+    assert untrusted - named == set()
+
+
+def _caps() -> list[list[str]]:
+    return _table("security.md", "kept")
+
+
+@pytest.mark.parametrize("row", _caps(), ids=lambda row: row[1].split("`")[1])
+def test_each_cap_is_the_codes_and_its_tests_feed_past_it(row: list[str]) -> None:
+    """The constant the row names holds the row's value in the module it
+    names, and each test the row names uses the constant (or its value)."""
+    import importlib
+
+    kept, cap, where, tests = row
+    assert kept
+    match = re.fullmatch(r"`(\w+)` = ([\w.]+)", cap)
+    assert match is not None, cap
+    name, value = match.groups()
+    (path,) = _spans(where)
+    module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+    assert str(getattr(module, name)) == value, f"{path}: {name} is {getattr(module, name)}"
+    for ref in _spans(tests):
+        source = _test_source(ref)
+        assert name in source or value in source or f"{int(float(value)):_}" in source, \
+            f"{ref} does not use {name}"
+
+
+def test_the_readme_links_the_security_page() -> None:
+    assert "docs/security.md" in (ROOT / "README.md").read_text()
+
+
 # -- shake.md -----------------------------------------------------------------------------
 
 

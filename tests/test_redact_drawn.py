@@ -456,16 +456,20 @@ async def test_a_secret_typed_as_kitty_protocol_keys_is_masked(tmp_path: Path) -
     assert "press('j')" not in generate(str(path))
 
 
-def test_a_wide_secret_is_masked_whole_and_as_wide(tmp_path: Path) -> None:
-    secret = "密码JQXZ口令"
-    events: list[Event] = [Output(0.1, b"pw> ")]
+def echoed(before: bytes, secret: str) -> list[Event]:
+    """``before``, then each key of ``secret`` echoed on its own, with a
+    blank drawn on the bottom row between two (as prompt_toolkit's first
+    render does): only the screen rule sees the secret whole."""
+    events: list[Event] = [Output(0.1, before)]
     for k, char in enumerate(secret):
-        # Each key echoed on its own, with a blank drawn on the bottom row
-        # between two (as prompt_toolkit's first render does).
         events += [Output(0.2 + k / 100, char.encode()),
                    Output(0.205 + k / 100, b"\x1b7\x1b[24;1H \x08\x1b8")]
-    events.append(End(1.0, "closed"))
-    recording = session_file(tmp_path, secret, events)
+    return [*events, End(1.0, "closed")]
+
+
+def test_a_wide_secret_is_masked_whole_and_as_wide(tmp_path: Path) -> None:
+    secret = "密码JQXZ口令"
+    recording = session_file(tmp_path, secret, echoed(b"pw> ", secret))
     shown = Playback(recording).screen_at().text
     assert shown.splitlines()[0] == "pw> " + mask(12)  # 4 wide characters and 4 narrow
     drawn = b"".join(e.data for e in recording.of_type(Output))
@@ -473,12 +477,7 @@ def test_a_wide_secret_is_masked_whole_and_as_wide(tmp_path: Path) -> None:
 
 
 def test_a_secret_a_row_wraps_is_masked_on_both_rows(tmp_path: Path) -> None:
-    events: list[Event] = [Output(0.1, b"x" * 74)]
-    for k, char in enumerate(SECRET):
-        events += [Output(0.2 + k / 100, char.encode()),
-                   Output(0.205 + k / 100, b"\x1b7\x1b[24;1H \x08\x1b8")]
-    events.append(End(1.0, "closed"))
-    recording = session_file(tmp_path, SECRET, events)
+    recording = session_file(tmp_path, SECRET, echoed(b"x" * 74, SECRET))
     shown = Playback(recording).screen_at().text
     assert shown.splitlines()[:2] == ["x" * 74 + mask(12)[:6], mask(12)[6:]]
 

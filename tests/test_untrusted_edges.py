@@ -27,11 +27,12 @@ from termsim.report.asciicast import import_asciicast
 CATASTROPHIC = "(x+x+)+y"
 
 
-def _failed_wait_on_xs(path: Path) -> None:
+def _failed_wait(path: Path, pattern: str, drawn: bytes) -> None:
+    """A recording of a wait for ``pattern`` that timed out on ``drawn``."""
     writer = RecordingWriter(path, make_header(argv=["prog"], cwd="/", cols=80, rows=5,
                                                env={}))
-    writer.write(WaitStarted(0.0, 1, f"regex /{CATASTROPHIC}/ in the screen", None, 1.0))
-    writer.write(Output(0.1, b"x" * 60))
+    writer.write(WaitStarted(0.0, 1, f"regex /{pattern}/ in the screen", None, 1.0))
+    writer.write(Output(0.1, drawn))
     writer.write(WaitEnded(1.0, 1, "timed out"))
     writer.write(End(1.0, "closed"))
 
@@ -44,7 +45,7 @@ def test_a_pattern_from_a_recording_runs_within_its_budget(tmp_path: Path,
     its screens again; read from a file, it runs under ``regex`` with a
     budget, and whatever it costs, the command ends."""
     path = tmp_path / "evil.tsr"
-    _failed_wait_on_xs(path)
+    _failed_wait(path, CATASTROPHIC, b"x" * 60)
     assert main(["show", "--steps", str(path)]) == 0
     assert CATASTROPHIC in capsys.readouterr().out
     assert main(["export", str(path), "-o", str(tmp_path / "page.html")]) == 0
@@ -66,12 +67,7 @@ def test_a_pattern_that_would_expand_past_its_size_is_not_built(tmp_path: Path) 
     Run under a 1 GiB address-space limit, so a regression fails, not the
     machine."""
     path = tmp_path / "bomb.tsr"
-    writer = RecordingWriter(path, make_header(argv=["prog"], cwd="/", cols=80, rows=5,
-                                               env={}))
-    writer.write(WaitStarted(0.0, 1, f"regex /{BOMB}/ in the screen", None, 1.0))
-    writer.write(Output(0.1, b"a" * 60))
-    writer.write(WaitEnded(1.0, 1, "timed out"))
-    writer.write(End(1.0, "closed"))
+    _failed_wait(path, BOMB, b"a" * 60)
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
             "from termsim.cli import main; sys.exit(main(sys.argv[1:]))")
     for argv in (["show", "--steps", str(path)],
@@ -80,7 +76,9 @@ def test_a_pattern_that_would_expand_past_its_size_is_not_built(tmp_path: Path) 
                               timeout=60)
         assert done.returncode == 0, done.stderr
     assert predicate_text.parse(f"regex /{BOMB}/ in the screen") is None
-    assert predicate_text.parse("regex /a{9000}/ in the screen") is not None
+    size = predicate_text.PATTERN_SIZE
+    assert predicate_text.parse(f"regex /a{{{size - 10}}}/ in the screen") is not None
+    assert predicate_text.parse(f"regex /a{{{size + 10}}}/ in the screen") is None
 
 
 def test_descriptions_too_long_or_too_deep_are_not_read() -> None:
