@@ -501,3 +501,15 @@ def test_output_after_the_exit_is_masked_where_it_stands(tmp_path: Path) -> None
         Output(0.1, b"before "), Exit(0.2, 0), Output(0.3, f"after {SECRET}".encode()),
         End(0.4, "closed")])
     assert Playback(recording).screen_at().text.startswith(f"before after {mask(12)}")
+
+
+def test_a_secret_typed_with_a_typo_put_right_is_masked(tmp_path: Path) -> None:
+    """``JQXZVKA``, Backspace, ``WYJQXZ``: a person reads the secret."""
+    typed = [*SECRET[:6], "A", "\x7f", *SECRET[6:]]
+    recording = session_file(tmp_path, SECRET, [
+        *(Input(0.1 + k / 100, key.encode(), f"key {key}", tracked=True)
+          for k, key in enumerate(typed)), End(1.0, "closed")])
+    data = b"".join(e.data for e in recording.of_type(Input))
+    for part in halves(SECRET):
+        assert part.encode() not in data
+    assert b"A\x7f" in data  # what was put right stays as it was

@@ -11,7 +11,9 @@ still use it:
 
 * **the stream**: the characters that draw, in the order they come, escape
   sequences and controls passed over (for input, the characters keys type,
-  ``typed=``: a kitty-protocol key ``ESC[106u`` types ``j``). This catches
+  ``typed=``: a kitty-protocol key ``ESC[106u`` types ``j``; Backspace
+  takes back the character before it, and a secret's beginning is held for
+  ``TYPOS`` keys more, which may be taken back). This catches
   a secret split by reads or styled character by character, and one drawn
   and erased, or scrolled away, within one read;
 * **strings**: the text of each OSC, DCS, APC, PM or SOS (a title, a link,
@@ -53,6 +55,9 @@ from .redact import REDACTED, Edit, Redactor, Span, apply_edits, mask
 #: Private-use code points that tag a character on the shadow screen:
 #: planes 15 and 16, which no program's text uses in practice.
 _CODES = (*range(0xF0000, 0xFFFFE), *range(0x100000, 0x10FFFE))
+#: Keys typed after a secret's beginning that may yet be taken back: the
+#: input is held that long (a typo put right still reads as the secret).
+TYPOS = 2
 #: A read that draws more characters than this is drawn untagged.
 TAGGED_READ = 256
 #: The kinds of token whose string is matched whole.
@@ -279,6 +284,9 @@ class Stream:
                 self._string(start, end)
             elif self._typed is not None and (char := self._typed(span)) is not None:
                 self._runs.append(_Run(start, char, key_end=end))
+            elif self._typed is not None and span.kind == "control" \
+                    and self._bytes(start, end) in (b"\x7f", b"\x08"):
+                self._rub_out()
             self._placed = max(self._placed, end)
         hold_at = self.fed
         if closed:
@@ -292,6 +300,22 @@ class Stream:
         if self._shadow is not None and drawn <= TAGGED_READ:
             self._tag_runs(self._runs[first:])
         return hold_at
+
+    def _rub_out(self) -> None:
+        """A key that erases the character typed before it (Backspace): a
+        secret typed with a typo put right reads as the secret. The erased
+        character's bytes stay as they are; it only leaves the text read."""
+        runs = self._runs
+        if not runs:
+            return
+        last = runs[-1]
+        if len(last.text) == 1:
+            runs.pop()
+        else:
+            kept = _Run(last.start, last.text[:-1], last.key_end)
+            if last._chars is not None:
+                kept._chars = last._chars[:-1]
+            runs[-1] = kept
 
     def _bytes(self, start: int, end: int) -> bytes:
         return bytes(self._kept[start - self._kept_at:end - self._kept_at])
@@ -446,6 +470,19 @@ class Stream:
                     hold = min(hold, start)
                     continue
                 self._mask([(c, c.char) for c in self._chars(start, end)])
+        if self._typed is not None and not final:
+            hold = min(hold, self._typo_hold(text))
+        return hold
+
+    def _typo_hold(self, text: str) -> int:
+        """Where a secret typed with up to :data:`TYPOS` keys too many may
+        begin: those keys may yet be taken back (Backspace)."""
+        hold = len(text)
+        for cut in range(1, min(TYPOS, len(text)) + 1):
+            for pattern, _ in self._patterns:
+                for match in pattern.finditer(text[:-cut], partial=True):
+                    if match.partial and match.end() > match.start():
+                        hold = min(hold, match.start())
         return hold
 
     def _screen_rule(self, final: bool) -> int:
