@@ -158,8 +158,15 @@ _RUN_PART = st.sampled_from([
     "\x1b[?1006h", "\x1b[?1000l", "\x1b[?2004h", "\x1b[?1049h", "\x1b[?1049l", "\x1b[6n",
     "\x1b[c", "\x1b[>c", "\x1b[?6n", "\x1b[5n", "\x1b[18t", "\x1b[?2004$p", "\x1b[4b",
     "\x1b[38;2;1;2;3m", "\x1b[1;3r", "\x1b[r", "\x1b[4h", "\x1b[S", "\x1b[2L", "\x1b[99X",
+    # ESC sequences a run holds (``escapes.RUN_ESCAPES``), and RIS, which it does not.
+    "\x1b7", "\x1b8", "\x1bD", "\x1bE", "\x1bH", "\x1bM", "\x1b=", "\x1b>", "\x1bc",
 ])
-_RUN_TEXT = st.sampled_from(["", "ab", ">>> ", "x" * 30, "界", "\x1b]2;t\x1b\\", "\x1bM"])
+#: Text, and strings whole (each a token of its own) or not (cut by ESC,
+#: CAN, or the end of the chunk).
+_RUN_TEXT = st.sampled_from(["", "ab", ">>> ", "x" * 30, "界", "\x1b]2;t\x1b\\", "\x1bM",
+                             "\x1b]0;title\x07", "\x1b]133;A\x07", "\x1bP1$qm\x1b\\",
+                             "\x1b]2;cut\x1b[m", "\x1b]2;can\x18", "\x1b_apc\x9c",
+                             "\x1b]8;;http://x\x1b\\", "\x1b]4;1;?\x07"])
 #: A frame: runs of parts, between bits of text (which end a run).
 _FRAME = st.lists(
     st.tuples(_RUN_TEXT, st.lists(_RUN_PART, min_size=1, max_size=8).map("".join)).map("".join),

@@ -189,6 +189,7 @@ class _Plain:
         self.queries: dict[str, Callable[[int], None]] = {}
         self.controls = {"\r": lambda: self.got.append(("control", "\r")),
                          "\n": lambda: self.got.append(("control", "\n"))}
+        self.repeated: dict[str, Callable[[int], None]] = {}
         self.got: list[tuple[object, ...]] = []
         self.text: list[str] = []
         self.base = 0
@@ -202,6 +203,9 @@ class _Plain:
         return lambda: self.got.extend([("control", "\n")] * count)
 
     def prepare(self, private: str, params: str, inter: str, final: str) -> None:
+        return None
+
+    def prepare_esc(self, final: str) -> None:
         return None
 
     def draw(self, text: str) -> None:

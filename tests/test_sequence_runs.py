@@ -153,6 +153,7 @@ class _Handler:
         self.controls: dict[str, Callable[[], None]] = {
             "\r": lambda: self.log.append("CR"), "\n": lambda: self.log.append("LF"),
         }
+        self.repeated: dict[str, Callable[[int], None]] = {}
         self.sequences: dict[str, Callable[[], None]] = {}
         self.queries: dict[str, Callable[[int], None]] = {}
 
@@ -186,6 +187,9 @@ class _Handler:
         name = f"{private}{params}{inter}{final}"
         action = self.sequences[f"\x1b[{name}"] = self._action(name)
         return action
+
+    def prepare_esc(self, final: str) -> None:
+        return None
 
     def esc(self, inter: str, final: str, index: int) -> None:
         self.log.append(f"esc {inter}{final}")

@@ -211,6 +211,20 @@ class _Dispatch(RunMemo, ModeRules):
             _keep(self.sequences, f"\x1b[{private}{params}{inter}{final}", action)
         return action
 
+    def prepare_esc(self, final: str) -> Callable[[], None] | None:
+        """The ready action of ``ESC final`` (a final of
+        ``escapes.RUN_ESCAPES``), kept in ``sequences``: a run of them
+        (cursor saves and restores, index and reverse index) is then a run
+        of calls, as one of CSI sequences is. Each does what ``esc()`` does."""
+        if final == "=" or final == ">":
+            action: Callable[[], None] = partial(setattr, self.s, "application_keypad",
+                                                 final == "=")
+        elif final != "c" and final in self._escapes:
+            action = self._escapes[final]
+        else:
+            return None
+        return _keep(self.sequences, "\x1b" + final, action)
+
     def _csi_action(
         self, private: str, params: str, inter: str, final: str,
     ) -> Callable[[], None] | None:

@@ -16,20 +16,42 @@ from __future__ import annotations
 
 import re
 
-#: A chunk's tokens, for ``findall``: (text, "") for printable text, ("", run)
-#: for a run of whole 7-bit CSI sequences without controls inside, and of CR
-#: and LF, ("", "") for any other character (``Parser._tokens`` reads what it
-#: starts from there). Every character is in a token: ``findall`` skips none.
-#: Possessive (``*+``, ``++``): the classes a sequence is made of are disjoint,
-#: so giving characters back could never match more, and not keeping the
-#: means to is 20% faster.
-RUN_PATTERN = r"(?:\x1b\[[0-?]*+[ -/]*+[@-~]|[\r\n])++"
-TOKENS = re.compile(rf"([^\x00-\x1f\x7f-\x9f]++)|({RUN_PATTERN})|(?s:.)")
+#: The finals of the ESC sequences of two characters that a run holds
+#: (DECSC, DECRC, DECKPAM, DECKPNM, IND, NEL, HTS, RI): each is one screen
+#: operation that depends on nothing but its bytes, as a CSI sequence met
+#: before is. (RIS, ``ESC c``, also resets the parser; ``ESC Z`` is a query;
+#: the others are rare.)
+RUN_ESCAPES = "78=>DEHM"
+#: A whole 7-bit CSI sequence, or one of those.
+_RUN_SEQUENCE = rf"\x1b(?:\[[0-?]*+[ -/]*+[@-~]|[{RUN_ESCAPES}])"
+#: The longest string body ``TOKENS`` takes whole (the tokenizer's
+#: ``MAX_STRING``: a longer one is cut, by the tokenizer's slow way).
+MAX_STRING = 1 << 16
+#: A whole 7-bit string whose body has no CAN, SUB or ESC (nor BEL, in an
+#: OSC) and is at most ``MAX_STRING`` long, with its terminator: OSC ends at
+#: BEL, ST or ``ESC \``, DCS, SOS, PM and APC at ST or ``ESC \``.
+STRING_PATTERN = (
+    rf"\x1b(?:\][^\x07\x18\x1a\x1b\x9c]{{0,{MAX_STRING}}}+(?:[\x07\x9c]|\x1b\\)"
+    rf"|[PX^_][^\x18\x1a\x1b\x9c]{{0,{MAX_STRING}}}+(?:\x9c|\x1b\\))"
+)
+#: A chunk's tokens, for ``findall``: (text, "", "") for printable text,
+#: ("", run, "") for a run of whole 7-bit CSI sequences without controls
+#: inside, of the ESC sequences of ``RUN_ESCAPES`` and of CR and LF, ("", "",
+#: string) for a whole string (``STRING_PATTERN``) or a run of two BEL or
+#: more (a tuple for each bell of a flood cost more than the bells), ("", "", "") for any
+#: other character (``Parser._tokens`` reads what it starts from there).
+#: Every character is in a token: ``findall`` skips none. Possessive (``*+``,
+#: ``++``): the classes a sequence is made of are disjoint, so giving
+#: characters back could never match more, and not keeping the means to is
+#: 20% faster.
+RUN_PATTERN = rf"(?:{_RUN_SEQUENCE}|[\r\n])++"
+TOKENS = re.compile(
+    rf"([^\x00-\x1f\x7f-\x9f]++)|({RUN_PATTERN})|({STRING_PATTERN}|\x07{{2,}}+)|(?s:.)")
 #: A whole run, as ``TOKENS`` finds one.
 RUN = re.compile(RUN_PATTERN)
 #: The parts of such a run: a sequence, CR LF (or CR CR LF) once or more,
 #: CR, LF.
-RUN_PART = re.compile(r"\x1b\[[0-?]*+[ -/]*+[@-~]|(?:\r\r?\n)++|[\r\n]")
+RUN_PART = re.compile(rf"{_RUN_SEQUENCE}|(?:\r\r?\n)++|[\r\n]")
 
 CSI = re.compile(r"\x1b\[([0-?]*+)([ -/]*+)([@-~])")
 CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")

@@ -79,6 +79,9 @@ class _EdgeFinder:
         # with where it stands.
         return None if inter == "" and any(frame_switch(private, params, final)) else _noop
 
+    def prepare_esc(self, final: str) -> Callable[[], None]:
+        return _noop
+
     def draw(self, text: str) -> None:
         pass
 

@@ -167,6 +167,9 @@ class _Recorder:
     def prepare(self, private: str, params: str, inter: str, final: str) -> None:
         return None
 
+    def prepare_esc(self, final: str) -> None:
+        return None
+
     def draw(self, text: str) -> None:
         n = self.parser.next
         self.spans.append(Span(n - len(text), n, "text"))

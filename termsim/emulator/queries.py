@@ -414,9 +414,10 @@ QUERY_KINDS: Mapping[str, str] = {kind: entry.description for kind, entry in KIN
 Policy = Literal["answer", "ignore"] | float
 
 
-@dataclass
+@dataclass(slots=True)
 class Query:
-    """A query the program sent, and what became of it."""
+    """A query the program sent, and what became of it. (Slots: a program
+    may ask a million times, and each is logged.)"""
 
     kind: str
     #: The request as printable text, e.g. ``"ESC[6n"``.

@@ -68,9 +68,31 @@ class ScrollOps(MarginOps):
     def reverse_index(self) -> None:
         """RI (``ESC M``): up one row, scrolling down at the top margin."""
         cursor = self.cursor
-        self._end_wrap()
+        self._margin_wrap = None  # ``_end_wrap``, inlined
+        if cursor.x >= self.columns:
+            cursor.x = self.columns - 1
         y = cursor.y
         margins = self.margins
+        if margins is None and self.lr_margins is None:
+            if y:
+                cursor.y = y - 1
+                return
+            # The whole screen moves down one row: ``_scroll_down(1)``,
+            # inlined as ``index`` inlines the way up (a flood of RI at the
+            # top is one row's move each).
+            buffer = self.buffer
+            pop = buffer.pop
+            bottom = self.lines - 1
+            pop(bottom, None)
+            for row in range(bottom - 1, -1, -1):
+                line = pop(row, None)
+                if line is not None:
+                    buffer[row + 1] = line
+            blank = self._blank()
+            if blank is not None:
+                buffer[0] = self._blank_line(blank)
+            self.dirty.update(range(bottom + 1))
+            return
         if y == (0 if margins is None else margins.top):
             if self._in_columns():  # outside them, stay (xterm's ``RevIndex``)
                 self._scroll_down(1)

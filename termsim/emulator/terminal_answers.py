@@ -87,10 +87,11 @@ class TerminalAnswers:
             else:
                 query = Query(kind, text, offset, data, "deferred", delay=float(policy))
                 self._deferred.append(query)
-        self.queries.append(query)
+        queries = self.queries
+        queries.append(query)
         self.query_count += 1
-        if len(self.queries) > QUERY_LOG:
-            del self.queries[0]
+        if len(queries) > QUERY_LOG:
+            del queries[0]
 
     def take_deferred(self) -> list[Query]:
         """Deferred queries not yet handed out, oldest first: send each one's

@@ -53,6 +53,7 @@ from .escapes import (
     CSI8_PREFIX,
     CSI_PREFIX,
     EMBEDDED,
+    MAX_STRING,
     OSC_END,
     RUN,
     RUN_PART,
@@ -62,7 +63,8 @@ from .escapes import (
     csi_fields,
 )
 
-MAX_STRING = 1 << 16
+__all__ = ["MAX_PENDING", "MAX_RUNS", "MAX_RUN_CHARS", "MAX_STRING", "Handler", "Parser", "Part"]
+
 #: An incomplete CSI/ESC sequence longer than this is garbage, not a sequence.
 MAX_PENDING = 256
 #: How many characters one ``findall`` tokenizes at most (``Parser._through``).
@@ -127,6 +129,11 @@ class Handler(Protocol):
         """The ready action of a CSI sequence, kept in ``sequences``, made
         without running it (a new run is learnt before it runs); ``None``
         for one the handler must see whole, in ``csi()``, each time."""
+
+    def prepare_esc(self, final: str) -> Callable[[], None] | None:
+        """The same for ``ESC final``, a final of ``escapes.RUN_ESCAPES``
+        (``ESC 7``, ``ESC M``...), kept in ``sequences`` as ``"\x1b7"``;
+        ``None``: the handler sees it in ``esc()`` each time."""
 
     def draw(self, text: str) -> None: ...
     def control(self, char: str) -> None: ...
@@ -240,12 +247,14 @@ class Parser:
 
         Hot path: one ``findall`` finds them all (``TOKENS``), since a Match
         object and three calls on it per token cost more than the scan. A
-        token of neither common kind (a control other than CR and LF, an
-        escape sequence other than CSI, a string, an incomplete sequence)
-        comes as one character, and ``_other`` reads it whole from there;
-        the tokens found inside it are then passed over. A failure in the
-        handler skips the token (a run's part) it failed on: ``self.next``
-        is where the token ends, set before the handler is called.
+        whole string (a title, a shell mark) is a token too, handed over at
+        once. A token of none of those kinds (a control other than CR and
+        LF, another escape sequence, a string cut short or with CAN, SUB or
+        ESC inside, an incomplete sequence) comes as one character, and
+        ``_other`` reads it whole from there; the tokens found inside it are
+        then passed over. A failure in the handler skips the token (a run's
+        part) it failed on: ``self.next`` is where the token ends, set
+        before the handler is called.
         """
         n = len(data)
         h = self.handler
@@ -255,9 +264,9 @@ class Parser:
         runs = self._runs
         printed = self.printed
         skip = i  # what ``_other`` read, or a failure skipped, up to here
-        for text, run in TOKENS.findall(data, i, end):
+        for text, run, string in TOKENS.findall(data, i, end):
             if i < skip:
-                size = len(text) or len(run) or 1
+                size = len(text) or len(run) or len(string) or 1
                 if i + size <= skip:
                     i += size
                     continue
@@ -284,6 +293,18 @@ class Parser:
                         self.printed = printed = True
                     i = j
                     continue
+                if string:
+                    self.next = j = i + len(string)
+                    if string[0] == "\x07":
+                        self._bells(data, i, j)
+                    # What ``_start_string`` hands over for the same string.
+                    elif string[-1] == "\\":
+                        h.string(STRING_INTRODUCERS[string[1]], string[2:-2], "\x1b\\", i)
+                    else:
+                        h.string(STRING_INTRODUCERS[string[1]], string[2:-1], string[-1], i)
+                    self.printed = printed = False
+                    i = j
+                    continue
                 if not run:
                     self.next = i + 1  # at least: the token is skipped if it fails
                     skip = self._other(data, i)
@@ -302,12 +323,16 @@ class Parser:
                     parts = runs.get(run)
                     if parts is None:
                         if run[-1] not in "\r\n" and run.find("\x1b", 1) < 0:
-                            # One sequence (a query, a 24-bit colour).
-                            ask = queries.get(run)
-                            if ask is not None:
-                                ask(i)
-                            else:  # the same bytes again, split into fields
-                                self._csi(CSI.match(run), i)  # type: ignore[arg-type]
+                            # One sequence (a query, a 24-bit colour, an
+                            # ESC sequence met first).
+                            if run[1] != "[":
+                                self._esc_part(run, i)
+                            else:
+                                ask = queries.get(run)
+                                if ask is not None:
+                                    ask(i)
+                                else:  # the same bytes again, split into fields
+                                    self._csi(CSI.match(run), i)  # type: ignore[arg-type]
                         else:
                             parts = self._learn(run)
                     if parts is not None:
@@ -317,6 +342,9 @@ class Parser:
                                     self.printed = printed = False  # follows text
                                 if action is not None:
                                     action()
+                                elif run[start] == "\x1b" and run[start + 1] != "[":
+                                    self.next = i + stop
+                                    h.esc("", run[start + 1], i + start)
                                 else:
                                     ask = queries.get(run[start:stop])
                                     if ask is not None:
@@ -336,8 +364,20 @@ class Parser:
                 if run:
                     return resume
                 skip = resume
-                i += len(text) or 1
+                i += len(text) or len(string) or 1
         return max(i, skip)
+
+    def _bells(self, data: str, i: int, end: int) -> None:
+        """The run of BEL ``data[i:end]``: one call for the run if the
+        handler takes one (``repeated``), else each as ``_other`` runs it.
+        ``next`` is at ``end``."""
+        many = self.handler.repeated.get("\x07")
+        if many is not None:
+            many(end - i)
+            return
+        for at in range(i, end):  # one each: without ``repeated``, ``_other`` runs one
+            self.next = at + 1
+            self._other(data, at)
 
     def _other(self, data: str, i: int) -> int:
         """Run the token at ``data[i]`` that is neither text nor a run of CSI
@@ -415,9 +455,21 @@ class Parser:
         if piece[0] != "\x1b":  # CR, LF: always in ``controls``
             return h.controls[piece] if len(piece) == 1 else h.newlines(piece.count("\n"))
         try:
+            if piece[1] != "[":
+                return h.prepare_esc(piece[1])
             return h.prepare(*csi_fields(piece))
         except Exception:
-            return None  # ``csi()`` meets the failure where the part stands
+            return None  # ``csi()`` or ``esc()`` meets the failure where the part stands
+
+    def _esc_part(self, piece: str, i: int) -> None:
+        """A run of one ESC sequence (``ESC 7``) not met before, at ``i``:
+        its ready action, now kept, or the handler's ``esc()``. ``next`` is
+        past it."""
+        action = self._new_part(piece)
+        if action is not None:
+            action()
+        else:
+            self.handler.esc("", piece[1], i)
 
     # -- escape sequences ------------------------------------------------------
 
