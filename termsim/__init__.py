@@ -50,6 +50,7 @@ from .engine.cursor_predicates import CursorAfter, CursorAt, InputReady
 from .engine.driver import Driver
 from .engine.failures import (
     ProcessExited,
+    RecordingEnded,
     ScreenMismatch,
     Stalled,
     TerminalLeftDirty,
@@ -126,6 +127,7 @@ __all__ = [
     "Query",
     "Quiet",
     "Recording",
+    "RecordingEnded",
     "RecordingError",
     "Regex",
     "Region",

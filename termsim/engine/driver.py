@@ -25,6 +25,7 @@ from ..emulator.terminal import Terminal
 from ..errors import ArgumentError, surface, warn
 from ..events import Event, Note, Warned, stamp
 from ..recording.redact import REDACTED
+from .activity import Ignore, ignored_regions
 from .engine import Engine
 from .expect import expect_screen
 from .failures import TerminalLeftDirty
@@ -48,7 +49,7 @@ class Driver(ABC):
     engine: Engine
 
     def __init__(self, *, timeout: float = 10.0, stall: float | None = None,
-                 hygiene: bool | None = None) -> None:
+                 hygiene: bool | None = None, ignore: Ignore | None = None) -> None:
         #: How long a wait waits when it does not say (``wait_for(timeout=)``).
         self.timeout = timeout
         #: Whether the session fails when its program exits leaving modes on
@@ -57,6 +58,9 @@ class Driver(ABC):
         self.check_hygiene = hygiene_checked(hygiene)
         #: The session's default ``stall=`` for waits (None: waits never stall).
         self.stall = stall
+        #: The session's default ``ignore=``: regions whose changes are not
+        #: activity for ``stall=`` (a clock, a spinner).
+        self.ignore = ignored_regions(ignore)
         #: Warnings about how the test drove the program (keys sent while the
         #: terminal was cooked, ...), oldest first.
         self.warnings: list[str] = []
@@ -158,7 +162,7 @@ class Driver(ABC):
     @surface
     async def wait_for(
         self, predicate: PredicateLike, *, timeout: float | None = None,
-        since: Mark | None = None, stall: float | None = None,
+        since: Mark | None = None, stall: float | None = None, ignore: Ignore | None = None,
     ) -> Snapshot:
         """Wait until a settled screen matches; return the snapshot that matched.
 
@@ -167,6 +171,9 @@ class Driver(ABC):
         fooled"). ``timeout`` defaults to the session's. ``stall=seconds``
         (default: the session's) gives up early, with :class:`Stalled`, once
         the program has sat reading keys, printing nothing, that long.
+        ``ignore=`` (default: the session's): regions where it keeps drawing
+        while idle (a clock, a spinner), whose changes do not count as
+        activity for ``stall=``: ``stall=3, ignore=Region.row(-1)``.
         Raises :class:`WaitTimeout` (showing the screen), or
         :class:`ProcessExited` at once if the program exits first.
         """
@@ -174,6 +181,7 @@ class Driver(ABC):
         return await self.engine.wait_for(
             predicate, timeout=self.timeout if timeout is None else timeout, since=since,
             stall=self.stall if stall is None else stall,
+            ignore=self.ignore if ignore is None else ignored_regions(ignore),
         )
 
     @surface
@@ -181,7 +189,7 @@ class Driver(ABC):
         self, expected: str | None = None, *, golden: str | os.PathLike[str] | None = None,
         since: Mark | None = None, timeout: float | None = None, region: Region | None = None,
         mask: Mask | Sequence[Mask] = (), styles: bool | None = None,
-        cursor: bool | None = None,
+        cursor: bool | None = None, stall: float | None = None, ignore: Ignore | None = None,
     ) -> Snapshot:
         """Wait until the screen looks like ``expected``, or like the golden
         file ``golden`` (a name, kept next to the test by the pytest plugin,
@@ -193,14 +201,19 @@ class Driver(ABC):
         a timing, a temp path). ``styles``: compare colours and attributes
         too (default: if the expectation has them). ``cursor``: compare
         where the cursor is (default: if the expectation says).
+        ``stall`` and ``ignore`` (default: the session's): give up early, as
+        ``wait_for`` does, once the program sits idle; the ``ignore=``
+        regions (a clock, a spinner) are masked in the comparison too.
         Raises :class:`ScreenMismatch` with both screens side by side, or
         :class:`GoldenMissing`; ``pytest --termsim-update`` writes goldens.
         """
         __tracebackhide__ = True
         return await expect_screen(self.engine, expected, golden=golden, since=since,
                                    timeout=self.timeout if timeout is None else timeout,
-                                   stall=self.stall, region=region, mask=mask, styles=styles,
-                                   cursor=cursor)
+                                   stall=self.stall if stall is None else stall, region=region,
+                                   mask=mask, styles=styles, cursor=cursor,
+                                   ignore=self.ignore if ignore is None
+                                   else ignored_regions(ignore))
 
     @surface
     async def wait_exit(self, timeout: float | None = None) -> int | None:

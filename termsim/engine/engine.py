@@ -58,6 +58,7 @@ from collections.abc import Callable
 import anyio
 
 from ..emulator.frame_edges import FrameEdges
+from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import Query, Terminal
 from ..errors import Scrub, SessionClosed, _same
@@ -74,6 +75,7 @@ from ..events import (
     WaitStarted,
     stamp,
 )
+from .activity import Activity
 from .causality import Inputs
 from .failures import ProcessExited, WaitTimeout
 from .film import Film
@@ -102,6 +104,9 @@ class Engine:
         self.exit_status: int | None = None
         self.exited = False
         self.closed = False
+        #: A replay's recording ended at this time (None: live, or not yet):
+        #: nothing past it is known.
+        self.ended_at: float | None = None
         #: The recording's path, for error messages (None: not recorded).
         self.recording: str | None = None
         #: Applied to every text an error shows (the session's ``redact=``).
@@ -327,6 +332,8 @@ class Engine:
         eligible = after is not None and snap.generation > after
         if fresh_screen:
             wait.sight(snap, now, eligible=eligible)
+            if wait.activity is not None:
+                wait.activity.see(snap, now)
         if not eligible:
             return
         if snap.generation == wait.last_eligible and not fresh_screen and not wait.timed:
@@ -350,6 +357,17 @@ class Engine:
         for wait in self._waits:
             if not wait.event.is_set():
                 self._resolve(wait, error=self._exited_error(wait.predicate, wait.started))
+        self._exit_event.set()
+
+    def recording_ended(self, at: float) -> None:
+        """A replay reached the end of its recording at ``at``: pending waits
+        fail now (:class:`RecordingEnded`), for nothing more can happen."""
+        self.ended_at = at
+        self._evaluate(settled=True)  # the last output may still satisfy a wait
+        for wait in self._waits:
+            if not wait.event.is_set():
+                self._resolve(wait, error=self.timed_out(
+                    wait.predicate.describe(), at - wait.started, wait=wait))
         self._exit_event.set()
 
     def close(self) -> None:
@@ -377,7 +395,8 @@ class Engine:
         fed = self.inputs.fed_at_last
         if any(q.unanswered and q.offset >= fed for q in self.terminal.queries):
             return None
-        return max(self.last_output or 0.0, self.inputs.last_at)
+        active = self.last_output if wait.activity is None else wait.activity.changed_at
+        return max(active or 0.0, self.inputs.last_at)
 
     def _next_timer(self, wait: Wait) -> float:
         """When this wait must be looked at again without a new event: its
@@ -428,6 +447,7 @@ class Engine:
     async def wait_for(
         self, predicate: PredicateLike, *, timeout: float, since: Mark | None = None,
         stall: float | None = None, started: Callable[[int], None] | None = None,
+        ignore: tuple[Region, ...] = (),
     ) -> Snapshot:
         """Wait until ``predicate`` holds on a settled screen drawn after ``since``.
 
@@ -435,7 +455,9 @@ class Engine:
         (:class:`Stalled` with ``stall=``), :class:`ProcessExited` or
         :class:`SessionClosed`. ``started`` is told the wait's id as it
         starts, for events about it (:meth:`compared`): other tasks may
-        start waits meanwhile, so the id cannot be guessed.
+        start waits meanwhile, so the id cannot be guessed. ``ignore``:
+        screen regions whose changes are not activity for ``stall``
+        (:mod:`~termsim.engine.activity`).
         """
         __tracebackhide__ = True
         pred = as_predicate(predicate).fresh()
@@ -453,6 +475,8 @@ class Engine:
         wait = Wait(pred, since, anyio.Event(), began, began + timeout, stall,
                     timed=stall is not None or pred.wake_at(self._context()) is not None,
                     wake=anyio.Event())
+        if ignore and stall is not None:
+            wait.activity = Activity(ignore, self.last_output or 0.0)
         outcome: WaitOutcome = "timed out"
         self._waits.append(wait)
         try:
@@ -460,6 +484,8 @@ class Engine:
             self._evaluate(settled=False)
             if not wait.event.is_set() and self.exited:
                 self._resolve(wait, error=self._exited_error(pred))
+            elif not wait.event.is_set() and self.ended_at is not None:
+                self._resolve(wait, error=self.timed_out(pred.describe(), 0.0, wait=wait))
             while not wait.event.is_set():
                 wake = self._next_timer(wait)
                 if wait.wake.is_set():
@@ -501,12 +527,15 @@ class Engine:
             film = self.film.strip(wait.started)
         return timeout_error(awaited, timeout, snap, self.terminal, silent_for=self.silent_for(),
                              recording=self.recording, scrub=self.scrub, wait=wait, film=film,
-                             unread=self.unread(), stalled_for=stalled_for)
+                             unread=self.unread(), stalled_for=stalled_for,
+                             ended_at=self.ended_at, last_output=self.last_output)
 
     async def wait_exit(self, *, timeout: float) -> int | None:
         """Wait for the program to exit; return its status."""
         __tracebackhide__ = True
         check_seconds("timeout", timeout)
+        if not self.exited and not self.closed and self.ended_at is not None:
+            raise self.timed_out("the program to exit", 0.0)
         if not self.exited and not self.closed:
             wait_id, started = self._started("the program to exit", None, timeout)
             outcome: WaitOutcome = "timed out"
@@ -523,7 +552,8 @@ class Engine:
             if not self.exited:
                 if self.closed:
                     raise SessionClosed("the session was closed while waiting for the exit")
-                raise self.timed_out("the program to exit", timeout)
+                raise self.timed_out("the program to exit", self.source.now() - started
+                                     if self.ended_at is not None else timeout)
         if not self.exited:
             raise SessionClosed("the session is closed")
         return self.exit_status

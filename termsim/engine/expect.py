@@ -100,13 +100,16 @@ async def expect_screen(
     engine: Engine, expected: str | None, *, golden: str | os.PathLike[str] | None,
     since: Mark | None, timeout: float, stall: float | None, region: Region | None,
     mask: Mask | Sequence[Mask], styles: bool | None, cursor: bool | None,
+    ignore: tuple[Region, ...] = (),
 ) -> Snapshot:
-    """The engine and the session's defaults (``timeout``, ``stall``) are
-    all it takes: no driver, so the driver can import this module."""
+    """The engine and the session's defaults (``timeout``, ``stall``,
+    ``ignore``) are all it takes: no driver, so the driver can import this
+    module. The ``ignore`` regions are not activity for ``stall`` and are
+    masked: a clock that ticks there matches any expectation."""
     __tracebackhide__ = True
     if (expected is None) == (golden is None):
         raise ArgumentError("expect_screen() takes the expected screen or golden=, one of them")
-    masks = _masks(mask)
+    masks = _masks(mask) + ignore
     path = None
     if golden is not None:
         path = _hooks.golden_path(golden)
@@ -123,11 +126,11 @@ async def expect_screen(
         if _hooks.updating_goldens():
             return await _update(engine, path, text, since=since, timeout=timeout,
                                  stall=stall, region=region, mask=masks, styles=styles,
-                                 cursor=cursor, write_to=variant)
+                                 cursor=cursor, write_to=variant, ignore=ignore)
         if text is None:
             options = Options(region, masks, bool(styles), cursor is not False)
             snap = await engine.wait_for(Steady(options, UPDATE_QUIET, path), since=since,
-                                         timeout=timeout, stall=stall)
+                                         timeout=timeout, stall=stall, ignore=ignore)
             _hooks.golden_used(path, "missing")
             raise GoldenMissing(path, engine.scrub(render(snap, options).text()))
     else:
@@ -143,7 +146,7 @@ async def expect_screen(
     wait_ids: list[int] = []
     try:
         snap = await engine.wait_for(predicate, since=since, timeout=timeout, stall=stall,
-                                     started=wait_ids.append)
+                                     started=wait_ids.append, ignore=ignore)
     except WaitTimeout as exc:
         if path is not None:
             _hooks.golden_used(path, "differs")
@@ -174,6 +177,7 @@ async def _update(
     engine: Engine, path: str, text: str | None, *, since: Mark | None,
     timeout: float, stall: float | None, region: Region | None, mask: tuple[Mask, ...],
     styles: bool | None, cursor: bool | None, write_to: str | None = None,
+    ignore: tuple[Region, ...] = (),
 ) -> Snapshot:
     """Keep a golden that still matches; else write the screen once steady
     (to ``write_to``, a matrix combination's own golden, if given)."""
@@ -186,7 +190,7 @@ async def _update(
     options = Options(region, mask, bool(styles), cursor is not False)
     steady = Steady(options, UPDATE_QUIET, path)
     snap = await engine.wait_for(steady if target is None else target | steady, since=since,
-                                 timeout=timeout, stall=stall)
+                                 timeout=timeout, stall=stall, ignore=ignore)
     if target is not None and target(snap):
         _hooks.golden_used(path, "matched")
         return snap

@@ -14,7 +14,7 @@ so a program's bytes read as what they are. The attributes stay as they were.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..emulator.xterm import printable
 from ..errors import Scrub, TermsimError, _indent, _same, describe_status, shown_path
@@ -99,9 +99,16 @@ class Stalled(WaitTimeout):
     nothing and owed no answer, for the wait's ``stall`` seconds. Nothing
     would have changed by waiting longer."""
 
+    def __init__(self, *, ignored: str = "", **evidence: Any) -> None:
+        #: The regions ``ignore=`` left out ("" for none): the program may
+        #: have kept drawing there.
+        self.ignored = ignored
+        super().__init__(**evidence)
+
     def _head(self) -> str:
+        where = f" outside {self.ignored}" if self.ignored else ""
         return (f"stalled waiting for {self.awaited}: the program is waiting for input; "
-                f"nothing changed for {self.stalled_for or 0.0:.1f} s")
+                f"nothing changed{where} for {self.stalled_for or 0.0:.1f} s")
 
 
 class ScreenMismatch(WaitTimeout):
@@ -189,3 +196,22 @@ def _shown(message: str) -> str:
     it is indented too, since ``_indent`` also splits at the separators
     (U+2028...) a program can draw into a cell."""
     return "\n".join(map(printable, message.split("\n")))
+
+
+class RecordingEnded(WaitTimeout):
+    """A replayed wait outlasted its recording. What the program did after
+    the recording's end was never recorded, so the wait ends there: going on
+    to its deadline would report silence the program never kept."""
+
+    def __init__(self, *, ended_at: float, last_output: float | None, **evidence: Any) -> None:
+        #: Where the recording ends, on the replay's clock.
+        self.ended_at = ended_at
+        #: When the program last printed (None: never).
+        self.last_output = last_output
+        super().__init__(**evidence)
+
+    def _head(self) -> str:
+        last = (f"the program's last output at {self.last_output:.2f} s"
+                if self.last_output is not None else "the program printed nothing")
+        return (f"the recording ends at {self.ended_at:.2f} s ({last}) while waiting for "
+                f"{self.awaited}: what came after was not recorded")

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 from ..emulator.snapshot import Snapshot
 from ..errors import ArgumentError
+from .activity import Activity, Ignore, ignored_regions
+from .activity import describe as describe_regions
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,24 +135,45 @@ def as_predicate(obj: PredicateLike) -> Predicate:
 class Quiet(Predicate):
     """The program has printed nothing for ``seconds`` (on the session's
     clock: virtual in a replay). For programs that show nothing when they are
-    done: ``Text("saved") & Quiet(0.2)``."""
+    done: ``Text("saved") & Quiet(0.2)``.
 
-    def __init__(self, seconds: float) -> None:
+    ``ignore=``: regions where the program keeps drawing when idle (a clock,
+    a spinner): then quiet means nothing changed on the rest of the screen
+    for ``seconds`` (``termsim.engine.activity``), whatever it printed there.
+    """
+
+    def __init__(self, seconds: float, *, ignore: Ignore | None = None) -> None:
         if not seconds >= 0:
             raise ValueError(f"Quiet() needs seconds >= 0, not {seconds!r}")
         self.seconds = seconds
+        self.ignore = ignored_regions(ignore)
+        self._activity: Activity | None = None
+
+    def fresh(self) -> Predicate:
+        return Quiet(self.seconds, ignore=self.ignore)
 
     def __call__(self, snap: Snapshot) -> bool:
         raise TypeError("Quiet() needs the session's clock: use it in wait_for()")
 
     def check(self, snap: Snapshot, ctx: Context) -> bool:
+        if self.ignore:
+            if self._activity is None:
+                self._activity = Activity(self.ignore, ctx.last_output or 0.0)
+            self._activity.see(snap, ctx.now)
         # The same sum as wake_at, so the timer it sets finds it true.
-        return ctx.now >= (ctx.last_output or 0.0) + self.seconds
+        return ctx.now >= self._since(ctx) + self.seconds
 
     def wake_at(self, ctx: Context) -> float | None:
-        return (ctx.last_output or 0.0) + self.seconds
+        return self._since(ctx) + self.seconds
+
+    def _since(self, ctx: Context) -> float:
+        if self._activity is not None:
+            return self._activity.changed_at
+        return ctx.last_output or 0.0
 
     def describe(self) -> str:
+        if self.ignore:
+            return f"nothing drawn outside {describe_regions(self.ignore)} for {self.seconds:g} s"
         return f"no output for {self.seconds:g} s"
 
 

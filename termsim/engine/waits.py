@@ -11,7 +11,9 @@ so it is kept out of the module whose every line does.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import anyio
 
@@ -19,7 +21,8 @@ from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import Terminal
 from ..errors import ArgumentError, Scrub, SessionClosed
 from ..events import WaitOutcome, errored
-from .failures import ProcessExited, Stalled, WaitTimeout
+from .activity import Activity
+from .failures import ProcessExited, RecordingEnded, Stalled, WaitTimeout
 from .nearmiss import Sighting
 from .predicates import Predicate
 from .source import Mark
@@ -43,6 +46,9 @@ class Wait:
     #: one); replaced before each look. ``event`` is set when the wait ends.
     wake: anyio.Event = field(default_factory=anyio.Event)
     last_eligible: int = -1
+    #: With ``ignore=``: when the screen last changed outside those regions
+    #: (the stall timer counts from then, not from the last output).
+    activity: Activity | None = None
     #: Near misses: when the whole predicate held on a screen that did not
     #: count, and when each simple part held.
     ineligible: Sighting = field(default_factory=Sighting)
@@ -82,10 +88,22 @@ def timeout_error(
     awaited: str, timeout: float, snap: Snapshot, terminal: Terminal, *,
     silent_for: float | None, recording: str | None, scrub: Scrub, wait: Wait | None,
     film: str, unread: list[Mark], stalled_for: float | None,
+    ended_at: float | None = None, last_output: float | None = None,
 ) -> WaitTimeout:
     """The error for ``awaited`` not happening within ``timeout``
     (:meth:`~termsim.engine.engine.Engine.timed_out` gathers the evidence;
     ``wait``: the pending wait, None for one that is not a predicate's)."""
+    if ended_at is not None:
+        return RecordingEnded(
+            ended_at=ended_at, last_output=last_output,
+            awaited=awaited, timeout=timeout, snapshot=snap, silent_for=silent_for,
+            predicate=wait.predicate if wait is not None else None,
+            unanswered=terminal.unanswered(), recording=recording,
+            explanation=wait.predicate.explain(snap) if wait is not None else "",
+            since=str(wait.since) if wait is not None and wait.since else "",
+            unknown=dict(terminal.unknown), film=film, scrub=scrub,
+            notes=wait.notes(snap, unread) if wait is not None else (),
+        )
     if wait is None:
         return WaitTimeout(
             awaited=awaited, timeout=timeout, snapshot=snap, silent_for=silent_for,
@@ -93,14 +111,20 @@ def timeout_error(
             unknown=dict(terminal.unknown), scrub=scrub,
         )
     pred = wait.predicate
-    kind = Stalled if stalled_for is not None else WaitTimeout
+    notes = wait.notes(snap, unread)
+    activity = wait.activity
+    if activity is not None:
+        notes.insert(0, f"ignored (ignore=): {activity.describe()}, which changed on "
+                        f"{activity.ignored_changes} screens while nothing else did")
+    kind: Callable[..., WaitTimeout] = WaitTimeout if stalled_for is None else partial(
+        Stalled, ignored=activity.describe() if activity is not None else "")
     return kind(
         awaited=awaited, timeout=timeout, snapshot=snap,
         silent_for=silent_for, predicate=pred,
         unanswered=terminal.unanswered(), explanation=pred.explain(snap),
         since=str(wait.since) if wait.since else "", recording=recording,
         unknown=dict(terminal.unknown), film=film,
-        notes=wait.notes(snap, unread), stalled_for=stalled_for, scrub=scrub,
+        notes=notes, stalled_for=stalled_for, scrub=scrub,
     )
 
 

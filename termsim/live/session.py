@@ -31,6 +31,7 @@ import anyio
 from ..emulator.emulation import Emulation
 from ..emulator.grammar import Scanner
 from ..emulator.profiles import TERMINAL_VARIABLES, Profile, profile_named
+from ..emulator.region import Region
 from ..emulator.terminal import Policy, Terminal
 from ..engine.driver import Driver
 from ..engine.engine import Engine
@@ -80,8 +81,9 @@ class Session(Driver):
         timeout: float = 10.0, stall: float | None = None, inotify: bool = True,
         cell_size: tuple[int, int] = (10, 20), emulation: Emulation | None = None,
         hygiene: bool | None = None, profile: str | Profile | None = None,
+        ignore: Region | Sequence[Region] | None = None,
     ) -> None:
-        super().__init__(timeout=timeout, stall=stall, hygiene=hygiene)
+        super().__init__(timeout=timeout, stall=stall, hygiene=hygiene, ignore=ignore)
         self.argv = list(argv)
         #: The terminal this session answers as (``termsim profiles``).
         self.profile = profile_named(profile or "xterm")
@@ -407,7 +409,10 @@ def spawn(argv: Command, **options: Any) -> Session:
     under a test matrix (``@pytest.mark.termsim(profiles=..., sizes=...)``)
     the combination's, unless given here.
     ``timeout``: the default of every wait of this session (an explicit
-    ``timeout=`` wins); ``stall``: the default ``stall=`` of its waits.
+    ``timeout=`` wins); ``stall``: the default ``stall=`` of its waits;
+    ``ignore``: their default ``ignore=``, the regions where the program
+    keeps drawing while idle (``Region.row(-1)`` for a toolbar clock), so
+    that ``stall=`` fails a wait on an idle program that animates.
     ``cell_size``: a cell's (width, height) in pixels, for the programs that
     ask (``CSI 14 t``, ``CSI 16 t``, the PTY's pixel size): image viewers,
     sixel and kitty graphics. ``emulation``: where terminals disagree, which
@@ -429,7 +434,8 @@ def spawn(argv: Command, **options: Any) -> Session:
     bound.apply_defaults()
     given = bound.arguments
     substitute = substitute_for(args, {name: given[name] for name in
-                                       ("timeout", "stall", "cols", "rows", "hygiene")})
+                                       ("timeout", "stall", "cols", "rows", "hygiene",
+                                        "ignore")})
     if substitute is not None:
         return substitute  # type: ignore[return-value]  # a replay, under shake
     return Session(args, **options)

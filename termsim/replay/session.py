@@ -24,10 +24,12 @@ from __future__ import annotations
 import os
 import random
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import replace
 
 import anyio
 
+from ..emulator.region import Region
 from ..emulator.xterm import printable
 from ..engine.driver import Driver
 from ..engine.engine import Engine
@@ -60,8 +62,9 @@ class ReplaySession(Driver):
 
     def __init__(self, recording: Recording, *, speed: float | None = None,
                  strict: bool = True, timeout: float = 10.0, stall: float | None = None,
-                 perturb: Perturb = None, hygiene: bool | None = None) -> None:
-        super().__init__(timeout=timeout, stall=stall, hygiene=hygiene)
+                 perturb: Perturb = None, hygiene: bool | None = None,
+                 ignore: Region | Sequence[Region] | None = None) -> None:
+        super().__init__(timeout=timeout, stall=stall, hygiene=hygiene, ignore=ignore)
         if speed is not None and not speed > 0:
             raise ArgumentError(f"speed must be > 0, not {speed!r}")
         self.recording = recording
@@ -136,9 +139,27 @@ class ReplaySession(Driver):
                 # program waits for the test): other tasks first, then the clock.
                 if await self._others_moved(event):
                     continue
+                end = self._end_of_recording(upcoming)
+                if end is not None and min(self._sleepers) > end:
+                    # What the program did after the recording's end was never
+                    # recorded: pending waits end there, not at a deadline
+                    # reached through silence the replay would invent.
+                    await self._advance_clock_async(end)
+                    self.engine.recording_ended(end)
+                    return
                 await self._advance_clock_async(min(self._sleepers))
         finally:
             self._sleepers.remove(deadline)
+
+    def _end_of_recording(self, upcoming: Event | None) -> float | None:
+        """When the recording ends, if nothing is left that the replay could
+        still play (None: an event is still to come, or the test's own
+        input is awaited): the recorded test's close, or the last event."""
+        if isinstance(upcoming, Hangup):
+            return max(upcoming.t, self._clock)
+        if upcoming is None:
+            return max(self._events[-1].t if self._events else 0.0, self._clock)
+        return None
 
     def _blocked(self, event: Event) -> bool:
         """The program cannot go past this event before the test acts: an input
@@ -351,7 +372,7 @@ def as_perturbation(perturb: Perturb, events: list[Event]) -> Perturbation:
 def replay(
     path: str | os.PathLike[str], *, speed: float | None = None, strict: bool = True,
     timeout: float = 10.0, stall: float | None = None, perturb: Perturb = None,
-    hygiene: bool | None = None,
+    hygiene: bool | None = None, ignore: Region | Sequence[Region] | None = None,
 ) -> ReplaySession:
     """Replay a recording through the same terminal and waiting engine.
 
@@ -362,7 +383,7 @@ def replay(
     ``strict=False`` it is listed in ``term.divergences`` instead, and a
     recorded input the test does not send is replayed as recorded (strict, the
     program waits for it, as a live one would).
-    ``timeout`` and ``stall``: the defaults of its waits, as in :func:`spawn`.
+    ``timeout``, ``stall`` and ``ignore``: the defaults of its waits, as in :func:`spawn`.
     ``perturb``: play a variant of the recording that could physically have
     happened (output cut or merged differently, in-flight output arriving
     after an input, pauses stretched): a seed draws one at random, a text
@@ -371,4 +392,4 @@ def replay(
     in :func:`spawn`.
     """
     return ReplaySession(Recording.open(path), speed=speed, strict=strict, timeout=timeout,
-                         stall=stall, perturb=perturb, hygiene=hygiene)
+                         stall=stall, perturb=perturb, hygiene=hygiene, ignore=ignore)
