@@ -154,3 +154,21 @@ def test_lost_events_drop_what_was_carried() -> None:
     # events lost, after that write. The write must not answer it.
     assert probe(t, 1, False, inotify=False) == []
     assert probe(t, 0, True) == [(1, False)]
+
+
+def test_a_read_before_every_write_of_its_probe_goes_before_that_output() -> None:
+    # Read, then writes: the output the probe drains next is all the answer.
+    t = ReadTracker()
+    t.wrote(b"x", 1)
+    assert probe(t, 0, True, ACCESS, MODIFY, MODIFY) == [(1, True)]
+    assert t.early == 1
+    # A write before the last read: some of that output may come before it.
+    t.wrote(b"y", 2)
+    assert probe(t, 0, True, MODIFY, ACCESS, MODIFY) == [(2, True)]
+    assert t.early is None
+    # No read in this probe's own events (it was carried from an earlier
+    # one): nothing says when the drained output was written.
+    t.wrote(b"z", 3)
+    assert probe(t, 1, False, ACCESS) == []
+    assert probe(t, 0, True, MODIFY) == [(3, True)]
+    assert t.early is None

@@ -53,6 +53,7 @@ another file.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 import anyio
@@ -90,6 +91,9 @@ __all__ = ["HIDDEN_FRAME", "SETTLE", "Emit", "Engine", "Mark", "Sink", "Source"]
 SETTLE = 0.1
 #: Seconds after which a cursor still hidden is no longer "a frame being drawn".
 HIDDEN_FRAME = 0.25
+#: Settled screens kept between an input and the wait that follows it (the
+#: oldest go first: a test that sends many inputs without waiting).
+KEPT_SCREENS = 64
 
 
 class Engine:
@@ -128,6 +132,12 @@ class Engine:
         self._settled = -1
         #: How many waits have ended so far (a replay yields after each).
         self.resolved = 0
+        #: Settled screens drawn since the last input, while no wait was
+        #: pending (the next wait looks at them first, in order): a program
+        #: may read a key and draw several frames before the test's wait
+        #: starts, and ``Sequence`` must still see each.
+        self._kept: deque[tuple[float, Snapshot]] = deque(maxlen=KEPT_SCREENS)
+        self._keeping = False
 
     # -- the event stream ----------------------------------------------------------
 
@@ -183,7 +193,7 @@ class Engine:
         """
         self.last_output = event.t
         chunk = event.data
-        if not self._waits:
+        if not self._waits and not self._keeping:
             # The grammar follows every chunk, so a sequence cut across two
             # reads is known whichever of them had a wait pending.
             self._edges.follow(chunk)
@@ -250,6 +260,7 @@ class Engine:
         self.inputs.sent(mark, tracked=tracked, fed=self.terminal.bytes_fed,
                          history=self.terminal.history_mark())
         self.film.input(mark.at, mark.label, mark.generation)
+        self._keeping = not self._waits
         self._nudge()
 
     def _input_read(self, index: int, answered: bool) -> None:
@@ -306,7 +317,7 @@ class Engine:
         may apply it a little after reading it; a replay applies it at that
         time), so both judge a screen at the same moment.
         """
-        if not self._waits:
+        if not self._waits and not self._keeping:
             return
         if now is None:
             now = self.source.now()
@@ -322,6 +333,8 @@ class Engine:
         self._evaluated = key
         if fresh_screen:
             self.film.screen(now, snap)
+            if not self._waits:
+                self._kept.append((now, snap))
         for wait in list(self._waits):
             if not wait.event.is_set():
                 self._check(wait, snap, self._context(wait.since, now), now, fresh_screen)
@@ -346,6 +359,21 @@ class Engine:
             return
         if ok:
             self._resolve(wait, matched=snap)
+
+    def _look_back(self, wait: Wait) -> None:
+        """A new wait with ``since=`` first looks at the screens drawn since
+        the last input while no wait was pending, in order, on their own
+        time: whichever task ran first, the program's first frames in answer
+        count (each only if drawn after the read, as always). A wait without
+        ``since=`` is about the screen from now on, as before."""
+        kept, self._kept = list(self._kept), deque(maxlen=KEPT_SCREENS)
+        self._keeping = False
+        if wait.since is None:
+            return
+        for at, snap in kept:
+            if wait.event.is_set():
+                break
+            self._check(wait, snap, self._context(wait.since, at), at, True)
 
     def process_exited(self, status: int | None) -> None:
         """The program is gone: pending waits fail now, not at their timeout."""
@@ -480,6 +508,7 @@ class Engine:
         outcome: WaitOutcome = "timed out"
         self._waits.append(wait)
         try:
+            self._look_back(wait)
             self._evaluated = (-1, None)
             self._evaluate(settled=False)
             if not wait.event.is_set() and self.exited:

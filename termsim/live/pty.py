@@ -410,13 +410,13 @@ class PtySource:
                     finally:
                         self._reader_idle = False
                 if open_ and self._backlog_size < MAX_BACKLOG:
-                    if self.reads.pending and self._watched() and self._sink.awaits_read():
-                        # A wait counts from an input not known read, and
-                        # output came: the program may have read it and
-                        # answered, and the kernel already says so
-                        # (inotify). Ask now, so that the wait decides on
-                        # this pass, not on the read watch's a turn of the
-                        # loop later, after an evaluation in vain.
+                    if self.reads.pending and self._watched():
+                        # An input is not known read, and output came: the
+                        # program may have read it and answered, and the
+                        # kernel already says so (inotify). Ask first, so
+                        # that the read is placed before that answer
+                        # (``readtrack``'s ``early``) whether or not a wait
+                        # is pending yet, and a wait decides on this pass.
                         self.probe_reads()
                     open_ = self._read_available()
                 self._apply_slice(FEED_SLICE)
@@ -583,11 +583,16 @@ class PtySource:
         queued, empty = probe.queued()
         canonical = is_canonical(lflag(self.fd))
         events = probe.events()
-        self._read_available()
         decisions = self.reads.observe(queued=queued, flushed_empty=empty, canonical=canonical,
                                        events=events)
+        early = self.reads.early
+        if early is not None:
+            # All the output about to be drained came after this read.
+            self._push(InputRead(self._stamp(), early, False))
+        self._read_available()
         for index, answered in decisions:
-            self._push(InputRead(self._stamp(), index, answered))
+            if index != early:
+                self._push(InputRead(self._stamp(), index, answered))
         if self._backlog and self._reader_idle:
             # The reader sleeps until the PTY is readable again, and this
             # drain may have taken what would have woken it.

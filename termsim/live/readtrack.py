@@ -43,6 +43,14 @@ events are read, then the PTY's output is drained. Everything the program
 wrote before the read was therefore written before the probe, and the drain
 (which flushes output in flight) puts it before the :class:`InputRead`
 event in the stream; output after the event was written after the read.
+One case is told apart (``early``): when the probe's own events show no
+write before their last read, everything the drain finds was written after
+the read (a program that reads a key and draws three frames in one write),
+and the read goes *before* it, so each of those frames counts. (A write
+whose output an earlier drain took came before that drain, so before the
+events this probe read, or its event is among them, before the read, and
+then nothing is placed early.) So that the read watch never comes second,
+the PTY reader probes first whenever an input is unread and output comes.
 """
 
 from __future__ import annotations
@@ -79,6 +87,10 @@ class ReadTracker:
         self._carried: list[str] = []
         #: The last probe saw a read it could not yet place: probe again now.
         self.recheck = False
+        #: The input the last probe found read whose :class:`InputRead` goes
+        #: *before* the output that probe drains (None: after it, as usual):
+        #: see :meth:`observe`.
+        self.early: int | None = None
 
     @property
     def pending(self) -> bool:
@@ -111,6 +123,8 @@ class ReadTracker:
         that arrives after it counts).
         """
         out: list[tuple[int, bool]] = []
+        self.early = None
+        fresh = list(events or ())
         if queued is not None:
             if flushed_empty and not canonical:
                 self._arrived = self._consumed = self.written
@@ -141,6 +155,13 @@ class ReadTracker:
             done = self._writes.pop(0)
             if done.index is not None:
                 read_index = done.index
+        if read_index is not None and ACCESS in fresh and \
+                MODIFY not in fresh[:len(fresh) - fresh[::-1].index(ACCESS)]:
+            # Every write this probe's events tell of came after its last
+            # read, which is the input's or later: the output drained next
+            # (written since the last drain, which flushed what came before)
+            # is all the answer. Its screens count, each of them.
+            self.early = read_index
         if read_index is not None:
             out.append((read_index, wrote_after_read))
             if not wrote_after_read and events is not None:

@@ -1,0 +1,66 @@
+"""A program that reads a key and draws several frames in one write: a
+``Sequence`` since that key sees every frame, whichever task runs first.
+
+The frames reach termsim in one read, possibly before the read watch has
+placed the program's read, and possibly before the test has started its
+wait. The kernel's events say the write came after the read, so the read
+is placed before that output, and the screens drawn after an input are
+kept until the next wait starts, so a wait that starts late still sees
+them in order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from conftest import program
+
+import termsim
+from termsim import InputReady, Sequence, Text
+
+pytestmark = pytest.mark.anyio
+
+STATES = Sequence(Text("state: queued"), Text("state: running"), Text("state: finished"))
+
+
+async def _session(record: Path | None = None) -> termsim.Session:
+    return termsim.spawn(program("three_frames.py"), rows=6, record=record or False)
+
+
+@pytest.mark.parametrize("run", range(25))
+async def test_the_wait_right_after_the_key_sees_every_frame(run: int, tmp_path: Path) -> None:
+    # 25 runs on each backend; each replayed too.
+    path = tmp_path / "three.tsr"
+    async with await _session(path) as term:
+        await term.wait_for(Text("state: ready") & InputReady(), timeout=8)
+        mark = await term.press("x")
+        await term.wait_for(STATES, since=mark, timeout=8)
+    async with termsim.replay(path) as replayed:
+        await replayed.wait_for(Text("state: ready") & InputReady(), timeout=8)
+        mark = await replayed.press("x")
+        await replayed.wait_for(STATES, since=mark, timeout=8)
+
+
+@pytest.mark.parametrize("run", range(5))
+async def test_a_wait_that_starts_after_the_frames_arrived_sees_them(run: int) -> None:
+    # The other order, forced: the test lets the program draw all three
+    # frames (their output read and applied, no wait pending) before it
+    # starts the wait.
+    async with await _session() as term:
+        await term.wait_for(Text("state: ready") & InputReady(), timeout=8)
+        drawn = anyio.Event()
+
+        def on_event(event: termsim.events.Event) -> None:
+            if isinstance(event, termsim.events.Output) and b"finished" in event.data:
+                drawn.set()
+
+        term.listeners.append(on_event)
+        mark = await term.press("x")
+        with anyio.fail_after(20):
+            # The reader sets it, then applies the read in the same pass,
+            # before this task runs again.
+            await drawn.wait()
+        assert "state: finished" in term.screen.text
+        await term.wait_for(STATES, since=mark, timeout=8)
