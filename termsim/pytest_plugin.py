@@ -21,16 +21,24 @@ Hunting flakes:
 
 * ``--termsim-shake=N``: after a test passes, its body runs N more times,
   each ``spawn()`` answered by a replay of the matching recording played as
-  a variant that could physically have happened (``termsim.replay.shake``). A
-  variant that fails the test fails it, with the smallest variant in words
-  and the line that replays it. ``--termsim-shake-variant=TEXT`` runs one
-  given variant.
+  a variant that could physically have happened (``termsim.replay.shake``).
+  Sessions its function-scoped fixtures started are replayed too (those
+  fixtures run again up to their ``yield``), and its goldens are checked,
+  never written. A variant that fails the test fails it, with the smallest
+  variant in words and the line that replays it.
+  ``--termsim-shake-variant=TEXT`` runs one given variant. A test that
+  cannot be shaken (it fails against its own unchanged recording, or holds
+  a session no recording stands for) is named in the summary with the
+  reason, and not counted as shaken.
 * Reruns (pytest-rerunfailures, or any plugin that reports a failed attempt
-  as "rerun") never hide a failure: a test that failed and then passed is
-  listed in a "termsim flaky" summary with both attempts' recordings and
-  their diff. ``--termsim-flaky=fail`` fails the run when any test needed a
-  rerun, unless it carries ``@pytest.mark.termsim_flaky(reason=...,
-  until="YYYY-MM-DD")`` and that date has not passed.
+  as "rerun") never hide a failure: a rerun that passes hides an
+  intermittent regression, so a test that failed and then passed fails the
+  run (``--termsim-flaky=fail``, the default) unless it carries
+  ``@pytest.mark.termsim_flaky(reason=..., until="YYYY-MM-DD")`` and that
+  date has not passed (a marker without a reason, or with an ``until`` that
+  is not a date, fails the test's setup). Either way it is listed in a
+  "termsim flaky" summary with the failed attempt's error, both attempts'
+  recordings and their diff; ``--termsim-flaky=report`` only lists it.
 
 Around each test it also sets, as context for the sessions the test starts,
 golden screens (``--termsim-update``), hygiene (``--termsim-hygiene``) and
@@ -54,14 +62,23 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .engine import settings
 from .engine.settings import golden_screens, record_sessions
 from .errors import RecordingError, TermsimError
-from .replay.evidence import describe_recordings, expired
+from .replay.evidence import (
+    MARKER_USAGE,
+    describe_recordings,
+    expired,
+    flaky_lines,
+    flaky_marker,
+)
+
+if TYPE_CHECKING:
+    from .replay.shake import FixtureRun
 
 _KEY = pytest.StashKey[list[Path]]()
 #: The recordings of the sessions the test's function-scoped fixtures started.
@@ -70,8 +87,12 @@ _FIXTURE_KEY = pytest.StashKey[list[Path]]()
 _FAILED_PHASE = pytest.StashKey[bool]()
 #: The goldens a test used: (path, outcome).
 _GOLDENS = pytest.StashKey[list[tuple[str, str]]]()
-#: Every attempt of a test so far: (outcome, its recordings).
-_ATTEMPTS = pytest.StashKey[list[tuple[str, list[Path]]]]()
+#: Every attempt of a test so far: (outcome, its recordings, its error if it failed).
+_ATTEMPTS = pytest.StashKey[list[tuple[str, list[Path], str]]]()
+#: The function-scoped fixtures this attempt set up (noted when shaking).
+_FIXTURE_RUNS = pytest.StashKey[list["FixtureRun"]]()
+#: Whether this attempt's call has begun (a fixture set up now was asked for by the body).
+_CALLING = pytest.StashKey[bool]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -110,16 +131,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "screen, mouse tracking, bracketed paste... still on); spawn(hygiene=False) opts out",
     )
     group.addoption(
-        "--termsim-flaky", default="report", choices=("report", "fail"),
-        help="a test that passed only on a rerun: list it (default), or also fail the run "
-        "unless it is marked termsim_flaky(reason=..., until=...) and not expired",
+        "--termsim-flaky", default="fail", choices=("fail", "report"),
+        help="a test that passed only on a rerun (pytest-rerunfailures) hides an intermittent "
+        "failure: fail the run (default) unless it is marked termsim_flaky(reason=..., "
+        "until='YYYY-MM-DD') and not expired, or only list it (report); either way the "
+        "summary shows the failed attempt's error and recordings",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "termsim_flaky(reason, until): this test is known to need reruns until "
-        "the date (YYYY-MM-DD); --termsim-flaky=fail lets it pass until then")
+        "the date (YYYY-MM-DD, the last day allowed): a rerun that passes does not fail "
+        "the run until then")
     config.addinivalue_line(
         "markers", "termsim(profiles=None, sizes=None): run the test once per terminal "
         "profile and size; its sessions take them unless they say otherwise")
@@ -237,6 +261,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     # Each attempt (a rerun is a new attempt of the same item) starts new lists.
     item.stash[_KEY] = []
     item.stash[_FIXTURE_KEY] = []
+    item.stash[_FIXTURE_RUNS] = []
+    item.stash[_CALLING] = False
     item.stash[_FAILED_PHASE] = False
     if _ATTEMPTS not in item.stash:
         # This run's first attempt: the files of an earlier run of this test
@@ -244,6 +270,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         item.stash[_ATTEMPTS] = []
         if _recording(item.config):
             _remove_stale(_directory(item.config), _safe(item.nodeid))
+    marker = item.get_closest_marker("termsim_flaky")
+    if marker is not None:
+        try:
+            flaky_marker(marker.args, marker.kwargs)
+        except ValueError as exc:
+            # Said the day the marker is written, not the day the test flakes.
+            pytest.fail(f"{item.nodeid}: {exc}", pytrace=False)
 
 
 def _remove_stale(directory: Path, stem: str) -> None:
@@ -293,20 +326,52 @@ def pytest_fixture_setup(
     would: recorded (to the test's name, beside the test's own recordings,
     and reported when the setup, the test or the teardown fails), in the
     matrix combination, with its goldens and hygiene. Outermost, so that
-    anyio's runner (which wraps the fixture next) runs this wrapper."""
+    anyio's runner (which wraps the fixture next) runs this wrapper. When
+    shaking, every function-scoped fixture is noted, with the arguments it
+    was given, so that those whose sessions a variant replays can run again."""
     item = request.node
     func = fixturedef.func
-    if fixturedef.scope != "function" or not isinstance(item, pytest.Item) \
-            or inspect.ismethod(func) or not (
-                inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func)):
+    if fixturedef.scope != "function" or not isinstance(item, pytest.Item):
         return (yield)
-    with _test_settings(item, _FIXTURE_KEY):
-        values = settings.current()
-    fixturedef.func = settings.carried(func, values)  # type: ignore[misc]
+    records = not inspect.ismethod(func) and (
+        inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func))
+    started = item.stash.setdefault(_FIXTURE_KEY, [])
+    before = len(started)
+    if records:
+        with _test_settings(item, _FIXTURE_KEY):
+            values = settings.current()
+        fixturedef.func = settings.carried(func, values)  # type: ignore[misc]
     try:
-        return (yield)
+        value = yield
     finally:
-        fixturedef.func = func  # type: ignore[misc]
+        if records:
+            fixturedef.func = func  # type: ignore[misc]
+    if _shaking(item.config):
+        _note_fixture(item, fixturedef, request, len(started) - before)
+    return value
+
+
+def _shaking(config: pytest.Config) -> bool:
+    return bool(config.getoption("--termsim-shake")
+                or config.getoption("--termsim-shake-variant"))
+
+
+def _note_fixture(item: pytest.Item, fixturedef: pytest.FixtureDef[Any],
+                  request: pytest.FixtureRequest, sessions: int) -> None:
+    """What shake needs to run a fixture again: its function and the values
+    it was given (set up already, so asking for them again starts nothing)."""
+    from .replay.shake import FixtureRun
+
+    func = fixturedef.func
+    unrunnable = None
+    if inspect.ismethod(func):
+        unrunnable = "is a method of a test class, which shake does not run again"
+    elif item.stash.get(_CALLING, False):
+        unrunnable = ("was asked for by the test's body (request.getfixturevalue), which "
+                      "shake does not do again")
+    kwargs = {name: request.getfixturevalue(name) for name in fixturedef.argnames}
+    item.stash.setdefault(_FIXTURE_RUNS, []).append(
+        FixtureRun(fixturedef.argname, func, kwargs, sessions, unrunnable))
 
 
 def golden_file(item: pytest.Item, name: str) -> Path:
@@ -352,32 +417,40 @@ def _allocator(item: pytest.Item, made: list[Path]) -> Callable[[list[str]], str
 
 
 @contextlib.contextmanager
-def _test_settings(item: pytest.Item, key: pytest.StashKey[list[Path]]) -> Iterator[None]:
+def _test_settings(item: pytest.Item,
+                   key: pytest.StashKey[list[Path]] | None) -> Iterator[None]:
     """What the sessions of a test (or of its fixtures: ``key``) start in:
     goldens, hygiene, the matrix combination, and recording to files
-    listed under ``key``."""
+    listed under ``key``. ``key`` None: a shaken body's, whose goldens are
+    checked only, and whose recording is the shaker's (none)."""
     hygiene = bool(item.config.getoption("--termsim-hygiene"))
     callspec = getattr(item, "callspec", None)
     matrix = callspec.params.get(MATRIX_FIXTURE) if callspec is not None else None
-    keep = _recording(item.config)
-    made = item.stash.setdefault(key, [])
+    recording: contextlib.AbstractContextManager[None]
+    if key is None:
+        recording = settings.goldens_checked_only()
+    else:
+        made = item.stash.setdefault(key, [])
+        recording = record_sessions(_allocator(item, made) if _recording(item.config)
+                                    else None)
     with _goldens(item), settings.check_hygiene(hygiene), \
-            settings.matrix_combination(matrix), \
-            record_sessions(_allocator(item, made) if keep else None):
+            settings.matrix_combination(matrix), recording:
         yield
 
 
 def _recorded_call(item: pytest.Item) -> Generator[None, None, None]:
     __tracebackhide__ = True
+    item.stash[_CALLING] = True
     with _test_settings(item, _KEY):
         result = yield
     if _recording(item.config):
-        _shake(item, item.stash[_KEY])
+        _shake(item, item.stash.get(_FIXTURE_KEY, []) + item.stash[_KEY])
     return result
 
 
 def _shake(item: pytest.Item, made: list[Path]) -> None:
-    """Run a passed test's body against variants of its recordings (see above)."""
+    """Run a passed test's body against variants of its recordings (see
+    above): ``made``, its fixtures' and its body's, in the order they started."""
     __tracebackhide__ = True
     from .replay.shake import Shaker, parse_variants, variant_text
 
@@ -386,35 +459,34 @@ def _shake(item: pytest.Item, made: list[Path]) -> None:
     given = config.getoption("--termsim-shake-variant")
     if not (count or given):
         return
-    if item.stash.get(_FIXTURE_KEY, []):
-        # The body would run again against the fixtures' live sessions, in
-        # whatever state the first run left them: no variant of anything.
-        item.stash[_SHAKEN_RUNS] = 0
-        item.stash[_UNSHAKEN] = "its fixtures start sessions, which shake does not replay"
+    body, why = _shaken_body(item)
+    if body is None:
+        item.stash[_UNSHAKEN] = why
         return
     if not made:
-        return
+        return  # no session: nothing to shake
     try:
-        shaker = Shaker([p.absolute() for p in made], item.runtest, name=item.nodeid,
+        shaker = Shaker([p.absolute() for p in made], body, name=item.nodeid,
                         shown=[str(_relative(p, config)) for p in made])
     except RecordingError as exc:
         # termsim lost its own evidence: the test was not shaken, and a pass
         # would say it had been.
         raise TermsimError(f"termsim could not shake {item.nodeid}: its recording cannot "
                            f"be read: {exc}") from None
-    unreplayable = shaker.replayable()
-    if unreplayable is not None:
-        item.stash[_SHAKEN_RUNS] = 0
-        item.stash[_UNSHAKEN] = (
-            "it fails against its own unchanged recording (it checks something a replay "
-            f"does not have): {type(unreplayable).__name__}: {unreplayable}").split("\n")[0]
-        return
-    if given:
-        variants = parse_variants(given)
-        error = shaker.attempt(variants)
-        failure = None if error is None else shaker.failure(0, variants, error, 1)
-    else:
-        failure = shaker.shake(count)
+    with _test_settings(item, None):
+        unreplayable = shaker.replayable()
+        if unreplayable is not None:
+            item.stash[_UNSHAKEN] = (
+                "it fails against its own unchanged recording (it checks something a replay "
+                f"does not have): {type(unreplayable).__name__}: {unreplayable}"
+            ).split("\n")[0]
+            return
+        if given:
+            variants = parse_variants(given)
+            error = shaker.attempt(variants)
+            failure = None if error is None else shaker.failure(0, variants, error, 1)
+        else:
+            failure = shaker.shake(count)
     item.stash[_SHAKEN_RUNS] = shaker.tried or 1
     if failure is not None:
         line = (f"pytest {shlex.quote(item.nodeid)} "
@@ -423,6 +495,46 @@ def _shake(item: pytest.Item, made: list[Path]) -> None:
         # Raised through the frames of the test that failed on the variant,
         # so the report shows the test's lines, not the plugin's.
         raise failure.with_traceback(failure.error.__traceback__)
+
+
+def _shaken_body(item: pytest.Item) -> tuple[Callable[[], None] | None, str]:
+    """What a variant runs: the test (``item.runtest``), after the fixtures
+    whose sessions it replays are set up again; or None, and why the test
+    cannot be shaken."""
+    from .engine.driver import Driver
+    from .replay.shake import fixtures_to_rerun, run_with_fixtures
+
+    runs: list[FixtureRun] = item.stash.get(_FIXTURE_RUNS, [])
+    again, why = fixtures_to_rerun(runs)
+    if why is not None:
+        return None, why
+    names = {run.name for run in again}
+    for name, value in getattr(item, "funcargs", {}).items():
+        if isinstance(value, Driver) and name not in names:
+            # The body would drive it again, live, in whatever state the
+            # first run left it: no variant of anything.
+            return None, (f"its fixture {name!r} gives a session no recording of this test "
+                          "stands for (a fixture of a wider scope than the function, or "
+                          "spawn(record=False)), which shake cannot replay")
+    if not again:
+        return item.runtest, ""
+    test = getattr(item, "obj", None)
+    if not inspect.iscoroutinefunction(test):
+        return None, "its fixtures start sessions, and only an async test's are replayed"
+
+    async def with_fixtures(**testargs: Any) -> Any:
+        __tracebackhide__ = True
+        return await run_with_fixtures(test, testargs, again)
+
+    def body() -> None:
+        __tracebackhide__ = True
+        item.obj = with_fixtures  # type: ignore[attr-defined]
+        try:
+            item.runtest()
+        finally:
+            item.obj = test  # type: ignore[attr-defined]
+
+    return body, ""
 
 
 _SHAKEN_RUNS = pytest.StashKey[int]()
@@ -449,7 +561,7 @@ def pytest_runtest_makereport(
     fixtures = item.stash.get(_FIXTURE_KEY, [])
     attempts = item.stash.setdefault(_ATTEMPTS, [])
     outcome = str(report.outcome)
-    attempts.append((outcome, fixtures + made))
+    attempts.append((outcome, fixtures + made, _error(report, item.config)))
     for golden, golden_outcome in item.stash.get(_GOLDENS, []):
         report.user_properties.append(("termsim_golden", (golden, golden_outcome)))
     item.stash[_GOLDENS] = []
@@ -462,9 +574,10 @@ def pytest_runtest_makereport(
         del item.stash[_UNSHAKEN]
     # pytest-rerunfailures reports a failed attempt that will be retried as
     # "rerun": that attempt's recordings are evidence too.
-    failed_before = [paths for result, paths in attempts[:-1] if result in ("rerun", "failed")]
+    failed_before = [(paths, error) for result, paths, error in attempts[:-1]
+                     if result in ("rerun", "failed")]
     if report.passed and failed_before:
-        report.user_properties.append(("termsim_flaky", _flaky(item, failed_before[-1],
+        report.user_properties.append(("termsim_flaky", _flaky(item, *failed_before[-1],
                                                                fixtures + made)))
         item.stash[_FAILED_PHASE] = True  # the fixtures' files stay too: evidence
         return report  # both attempts' recordings are kept
@@ -492,14 +605,18 @@ def _fixture_recordings(item: pytest.Item, report: pytest.TestReport) -> pytest.
     the terminal dirty); kept when any phase failed; else deleted once the
     teardown closed them (unless ``--termsim-keep=all``)."""
     fixtures = item.stash.get(_FIXTURE_KEY, [])
-    if not fixtures:
-        return report
     # pytest-rerunfailures reports a failed attempt it will retry as "rerun".
     failing = report.failed or str(report.outcome) == "rerun"
+    attempts = item.stash.setdefault(_ATTEMPTS, [])
     if failing and report.when == "setup":
-        # An attempt that ended in its setup (a fixture's wait failed): a
-        # rerun that passes makes the test flaky, with these as evidence.
-        item.stash.setdefault(_ATTEMPTS, []).append((str(report.outcome), list(fixtures)))
+        # An attempt that ended in its setup (a fixture's wait failed, with
+        # or without sessions): a rerun that passes makes the test flaky.
+        attempts.append((str(report.outcome), list(fixtures), _error(report, item.config)))
+    elif failing and attempts and attempts[-1][0] == "passed":
+        # Its teardown failed (a session left the terminal dirty): so did the attempt.
+        attempts[-1] = ("failed", attempts[-1][1], _error(report, item.config))
+    if not fixtures:
+        return report
     failed = failing or item.stash.get(_FAILED_PHASE, False)
     item.stash[_FAILED_PHASE] = failed
     if failing:
@@ -515,7 +632,23 @@ def _fixture_recordings(item: pytest.Item, report: pytest.TestReport) -> pytest.
     return report
 
 
-def _flaky(item: pytest.Item, failed: list[Path], passed: list[Path]) -> dict[str, Any]:
+def _error(report: pytest.TestReport, config: pytest.Config) -> str:
+    """A failed attempt's error as the flaky summary shows it ("" if it
+    passed): where it was raised and its message, which pytest prints for
+    no attempt it reran (not even with ``-rR``)."""
+    if not report.failed:
+        return ""
+    phase = "" if report.when == "call" else f" (in its {report.when})"
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    if crash is None or not message:
+        return f"{phase.strip()} {report.longreprtext}".strip()
+    where = f"{_relative(Path(crash.path), config)}:{crash.lineno}" if crash.path else ""
+    return f"{where}{phase}: {message}"
+
+
+def _flaky(item: pytest.Item, failed: list[Path], error: str,
+           passed: list[Path]) -> dict[str, Any]:
     """What the summary says of a test that passed only on a rerun."""
     from .replay.diff import diff
 
@@ -524,6 +657,7 @@ def _flaky(item: pytest.Item, failed: list[Path], passed: list[Path]) -> dict[st
         "nodeid": item.nodeid,
         "failed": [str(_relative(p, config)) for p in failed],
         "passed": [str(_relative(p, config)) for p in passed],
+        "error": error,
         "diff": "",
         "allowed": None,
     }
@@ -533,10 +667,8 @@ def _flaky(item: pytest.Item, failed: list[Path], passed: list[Path]) -> dict[st
         except RecordingError as exc:
             info["diff"] = f"(no diff: {exc})"
     marker = item.get_closest_marker("termsim_flaky")
-    if marker is not None:
-        reason = str(marker.kwargs.get("reason", marker.args[0] if marker.args else ""))
-        until = marker.kwargs.get("until", marker.args[1] if len(marker.args) > 1 else None)
-        info["allowed"] = {"reason": reason, "until": None if until is None else str(until)}
+    if marker is not None:  # read at setup already: a bad one failed it there
+        info["allowed"] = flaky_marker(marker.args, marker.kwargs)
     return info
 
 
@@ -551,8 +683,9 @@ class _Summary:
         self.flaky: list[dict[str, Any]] = []
         self.shaken: list[int] = []
         self.unshaken: list[str] = []
-        #: Every golden used in the run, and what became of it.
-        self.goldens: dict[str, str] = {}
+        #: Every golden each test (each parametrization its own) used, and
+        #: what became of it: {(test id, golden's path): outcome}.
+        self.goldens: dict[tuple[str, str], str] = {}
         #: The test files that ran (their .screens directories are checked).
         self.test_files: set[str] = set()
         #: (test file, function) of tests that failed or were skipped, which
@@ -570,11 +703,15 @@ class _Summary:
         self.test_files.add(report.fspath)
         for name, value in report.user_properties:
             if name == "termsim_golden" and isinstance(value, tuple | list) and len(value) == 2:
-                path, outcome = value
-                # "differs" or "missing" wins over a rerun's "matched" in the count.
-                if self.goldens.get(str(path)) not in ("differs", "missing"):
-                    self.goldens[str(path)] = str(outcome)
+                key = (report.nodeid, str(value[0]))
+                # What changed wins over a later "matched" (a rerun's, or the
+                # same golden checked again), and a failure over both.
+                if _GOLDEN_RANK.get(str(value[1]), 0) >= _GOLDEN_RANK.get(
+                        self.goldens.get(key, ""), -1):
+                    self.goldens[key] = str(value[1])
             if name == "termsim_flaky" and isinstance(value, dict):
+                # A test listed once, as its last passing attempt saw it.
+                self.flaky = [f for f in self.flaky if f["nodeid"] != value["nodeid"]]
                 self.flaky.append(value)
             elif name == "termsim_shaken" and isinstance(value, int):
                 self.shaken.append(value)
@@ -583,6 +720,22 @@ class _Summary:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         self._golden_summary(terminalreporter)
+        self._shake_summary(terminalreporter)
+        if not self.flaky:
+            return
+        terminalreporter.section("termsim flaky")
+        for info in self.flaky:
+            for line in flaky_lines(info):
+                terminalreporter.write_line(line)
+        if self.failed_run:  # the last line before the counts, which show no failure
+            terminalreporter.write_line(self.failed_run, red=True, bold=True)
+
+    def _shake_summary(self, terminalreporter: Any) -> None:
+        """How many tests were shaken, and each that was not, with why
+        (never counted as shaken: a pass would say it had been)."""
+        if _shaking(self.config) and not _recording(self.config):
+            terminalreporter.write_line("termsim shake: no test was shaken: this run records "
+                                        "no sessions (--termsim-keep=none, or see above)")
         if self.shaken:
             terminalreporter.write_line(
                 f"termsim shake: {len(self.shaken)} passing tests ran {sum(self.shaken)} "
@@ -590,34 +743,27 @@ class _Summary:
         if self.unshaken:
             terminalreporter.write_line(
                 f"termsim shake: {len(self.unshaken)} tests were not shaken:")
-            for line in self.unshaken[:10]:
-                terminalreporter.write_line(f"  {line[:240]}")
-        if not self.flaky:
-            return
-        terminalreporter.section("termsim flaky")
-        for info in self.flaky:
-            why = expired(info["allowed"])
-            status = "allowed: " + info["allowed"]["reason"] if why is None else why
-            terminalreporter.write_line(
-                f"{info['nodeid']}: failed, then passed on a rerun ({status})")
-            for path in info["failed"]:
-                terminalreporter.write_line(f"  failed attempt: {path}")
-            for path in info["passed"]:
-                terminalreporter.write_line(f"  passing attempt: {path}")
-            if info["diff"]:
-                terminalreporter.write_line(f"  diff (A: passing, B: failed): {info['diff']}")
-            if info["failed"] and info["passed"]:
-                terminalreporter.write_line(
-                    f"  look: termsim diff {info['passed'][0]} {info['failed'][0]}")
-        if self.failed_run:  # the last line before the counts, which show no failure
-            terminalreporter.write_line(self.failed_run, red=True, bold=True)
+            for line in self.unshaken[:20]:
+                terminalreporter.write_line(f"  {line[:300]}")
+            if len(self.unshaken) > 20:
+                terminalreporter.write_line(f"  … and {len(self.unshaken) - 20} more")
 
     def _golden_summary(self, terminalreporter: Any) -> None:
+        """The goldens --termsim-update wrote or rewrote, counted per test
+        id (two parametrizations sharing a golden are two: one may write
+        it, the other find it unchanged), and each changed one named."""
         counts = Counter(self.goldens.values())
         changed = [f"{counts[k]} {k}" for k in ("written", "updated") if counts[k]]
         if changed:
             terminalreporter.write_line(f"termsim goldens: {', '.join(changed)}, "
                                         f"{counts['matched']} unchanged (--termsim-update)")
+            named = sorted((nodeid, path, outcome) for (nodeid, path), outcome
+                           in self.goldens.items() if outcome in ("written", "updated"))
+            for nodeid, path, outcome in named[:20]:
+                terminalreporter.write_line(
+                    f"  {outcome}: {_relative(Path(path), self.config)} ({nodeid})")
+            if len(named) > 20:
+                terminalreporter.write_line(f"  … and {len(named) - 20} more")
         for path in self._unused():
             terminalreporter.write_line(f"termsim golden not used by any test: {path}")
 
@@ -630,7 +776,7 @@ class _Summary:
                 "::" in str(arg) for arg in self.config.args):
             return []
         root = Path(str(self.config.rootpath))
-        used = {os.path.realpath(p) for p in self.goldens}
+        used = {os.path.realpath(p) for _, p in self.goldens}
         out = []
         for test_file in sorted(self.test_files):
             path = root / test_file
@@ -655,10 +801,17 @@ class _Summary:
         failing = [info["nodeid"] for info in self.flaky if expired(info["allowed"])]
         if failing and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
             self.failed_run = (
                 f"termsim flaky: the run fails (--termsim-flaky=fail): {len(failing)} "
-                f"test{'s' * (len(failing) > 1)} passed only on a rerun, without a "
-                f"termsim_flaky marker that allows it: {', '.join(failing[:5])}")
+                f"test{'s' * (len(failing) > 1)} passed only on a rerun, which hides an "
+                f"intermittent failure, without a termsim_flaky marker that allows it: "
+                f"{', '.join(failing[:5])}{more}. Mark a known one "
+                f"{MARKER_USAGE}, or run with --termsim-flaky=report to only list them")
+
+
+#: Which of a golden's outcomes in one test the summary keeps (the highest).
+_GOLDEN_RANK = {"matched": 0, "written": 1, "updated": 1, "missing": 2, "differs": 2}
 
 
 def _relative(path: Path, config: pytest.Config) -> Path:

@@ -6,7 +6,8 @@ saying so. It does that through :func:`record_sessions`, a public hook any
 other runner can use too, instead of reaching into a module of termsim.
 ``spawn(record=...)`` always wins over the hook; ``record=False`` opts out.
 Shaking a test (``--termsim-shake``) runs its body again with
-:func:`substitute_sessions` handing out replays where it calls ``spawn``.
+:func:`substitute_sessions` handing out replays where it calls ``spawn``,
+and its goldens checked, never written (:func:`goldens_checked_only`).
 
 Each setting is a :class:`contextvars.ContextVar`, not a module global: a
 test (or one task of it) that sets one cannot change what a concurrent test
@@ -61,6 +62,9 @@ class Goldens:
     path_for: GoldenPath | None = None
     update: bool = False
     used: GoldenUsed | None = None
+    #: Compared, never written, whatever ``update`` or TERMSIM_UPDATE say
+    #: (:func:`goldens_checked_only`).
+    checked_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +184,22 @@ def golden_screens(path_for: GoldenPath | None, *, update: bool = False,
         _goldens.reset(token)
 
 
+@contextmanager
+def goldens_checked_only() -> Iterator[None]:
+    """Inside this block, goldens are compared and never written (not even
+    with ``update`` or TERMSIM_UPDATE=1), and their use is not reported.
+    Shake runs a passing test's body against variants of its recordings
+    this way: a variant checks the goldens the live run checked, and must
+    neither rewrite one (a screen a variant made would pass as the new
+    golden) nor count in the run's "written, unchanged" summary."""
+    goldens = _goldens.get()
+    token = _goldens.set(Goldens(goldens.path_for, checked_only=True))
+    try:
+        yield
+    finally:
+        _goldens.reset(token)
+
+
 def golden_path(name: str | os.PathLike[str]) -> str | None:
     """The file of a golden: a path as given, or a name the hook resolves
     (None: a name, and no hook to resolve it)."""
@@ -191,8 +211,11 @@ def golden_path(name: str | os.PathLike[str]) -> str | None:
 
 
 def updating_goldens() -> bool:
-    """Whether goldens are written (the hook's ``update``, or TERMSIM_UPDATE=1)."""
-    return _goldens.get().update or os.environ.get("TERMSIM_UPDATE") == "1"
+    """Whether goldens are written (the hook's ``update``, or TERMSIM_UPDATE=1;
+    never inside :func:`goldens_checked_only`)."""
+    goldens = _goldens.get()
+    return not goldens.checked_only and (goldens.update or
+                                         os.environ.get("TERMSIM_UPDATE") == "1")
 
 
 def golden_used(path: str, outcome: str) -> None:

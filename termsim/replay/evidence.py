@@ -3,15 +3,17 @@
 The pytest plugin's reports are made of plain functions of recordings and
 dates: the "termsim recordings" section of a failure (each recording, the
 wait that failed, the final screen and the commands that replay it), and
-whether a test that passed only on a rerun is allowed to. They live here,
-apart from the plugin (at its 500-line limit), because none of them needs
-pytest: they read recordings, as the rest of this layer does.
+what the "termsim flaky" section says of a test that passed only on a rerun
+(the failed attempt's error and recordings, and whether its
+``termsim_flaky`` marker allows it). They live here, apart from the plugin
+(at its 500-line limit), because none of them needs pytest: they read
+recordings and markers' arguments, as plain values.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +23,51 @@ from ..errors import RecordingError, describe_status
 from ..events import Exit, Warned
 from ..recording.format import Recording
 
+#: How to write the marker, in every error about it.
+MARKER_USAGE = "@pytest.mark.termsim_flaky(reason='why it may need a rerun', until='YYYY-MM-DD')"
+
+#: How many lines of the failed attempt's error the flaky section shows.
+ERROR_LINES = 16
+
+
+def flaky_marker(args: Sequence[object], kwargs: Mapping[str, object]) -> dict[str, str | None]:
+    """A ``termsim_flaky`` marker's ``{"reason": ..., "until": ...}``
+    (``until`` None: no end date), from its arguments as the test wrote them.
+
+    Raises ValueError, saying how to write it, for a marker that could not
+    allow anything: no reason (the summary prints it each time the test
+    needs a rerun, so that whoever reads a green run knows why), an
+    ``until`` that is not a date, or an argument it does not take. The
+    plugin fails the test's setup with it, the day the marker is written,
+    rather than the day the test flakes.
+    """
+    unknown = sorted(set(kwargs) - {"reason", "until"})
+    if unknown or len(args) > 2:
+        extra = ", ".join(unknown) if unknown else f"{len(args)} positional arguments"
+        raise ValueError(f"termsim_flaky takes reason= and until=, not {extra}: {MARKER_USAGE}")
+    reason = kwargs.get("reason", args[0] if args else None)
+    until = kwargs.get("until", args[1] if len(args) > 1 else None)
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValueError("termsim_flaky needs a reason (the summary prints it each time the "
+                         f"test passes only on a rerun): {MARKER_USAGE}")
+    if until is None:
+        return {"reason": reason, "until": None}
+    if isinstance(until, datetime.datetime):
+        until = until.date()
+    if isinstance(until, datetime.date):
+        return {"reason": reason, "until": until.isoformat()}
+    try:
+        day = datetime.date.fromisoformat(str(until))
+    except ValueError:
+        raise ValueError(f"termsim_flaky until={until!r} is not a date: give the last day a "
+                         f"rerun is allowed as 'YYYY-MM-DD': {MARKER_USAGE}") from None
+    return {"reason": reason, "until": day.isoformat()}
+
 
 def expired(allowed: dict[str, Any] | None) -> str | None:
     """Why a flaky test is not allowed (None: it is); ``allowed`` is its
-    ``termsim_flaky`` marker's ``{"reason": ..., "until": ...}``."""
+    ``termsim_flaky`` marker's ``{"reason": ..., "until": ...}`` (as
+    :func:`flaky_marker` reads it). ``until`` is the last day allowed."""
     if allowed is None:
         return "not marked termsim_flaky"
     until = allowed.get("until")
@@ -35,8 +78,37 @@ def expired(allowed: dict[str, Any] | None) -> str | None:
     except ValueError:
         return f"termsim_flaky until={until!r} is not a date (YYYY-MM-DD)"
     if datetime.date.today() > day:
-        return f"termsim_flaky expired on {until}"
+        return (f"termsim_flaky expired on {until}: a rerun is no longer allowed; fix the "
+                "flake, or move until= if it is still known and tracked")
     return None
+
+
+def flaky_lines(info: Mapping[str, Any]) -> list[str]:
+    """The "termsim flaky" section's lines for one test that failed, then
+    passed on a rerun: whether that is allowed, the failed attempt's error
+    (pytest prints none for an attempt it reran) and where its recordings
+    are kept, the passing attempt's, and their diff."""
+    why = expired(info["allowed"])
+    if why is None:
+        until = info["allowed"]["until"]
+        why = f"allowed: {info['allowed']['reason']} " + (
+            f"(until {until})" if until else "(with no end date)")
+    lines = [f"{info['nodeid']}: failed, then passed on a rerun ({why})"]
+    error = str(info.get("error") or "").strip("\n").split("\n")
+    if error != [""]:
+        lines.append(f"  the failed attempt's error: {error[0]}")
+        lines += ["    " + line for line in error[1:ERROR_LINES]]
+        if len(error) > ERROR_LINES:
+            lines.append(f"    … {len(error) - ERROR_LINES} more lines (the recording has "
+                         "the whole session)")
+    lines += [f"  failed attempt: {path}" for path in info["failed"]]
+    lines += [f"  passing attempt: {path}" for path in info["passed"]]
+    if info["diff"]:
+        lines.append(f"  diff (A: passing, B: failed): {info['diff']}")
+    if info["failed"] and info["passed"]:
+        lines.append(f"  look: termsim diff {info['passed'][0]} {info['failed'][0]}")
+    # What pytest prints into a terminal or a CI log: made visible.
+    return [printable(line) for line in lines]
 
 
 def describe_recordings(paths: Sequence[Path], shown_as: Callable[[Path], Path]) -> str:

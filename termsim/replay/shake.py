@@ -9,14 +9,24 @@ replay checks the inputs as a strict replay does, on a virtual clock, so a
 variant costs milliseconds. A variant that fails the body is a race the
 test has: the shaker shrinks it to the fewest operations that still fail
 it, and reports them in words, with the failure and a line that replays it.
+
+Sessions a test's function-scoped fixtures started are shaken too: the
+fixtures that started them (and those that take their values) run again,
+up to their ``yield``, with their ``spawn()`` answered by replays, and the
+body runs against what they give (:func:`run_with_fixtures`). What follows
+a fixture's ``yield`` is not run again: its recording ends where the live
+test's body did (the fixture's teardown had not run yet), so the replay
+has nothing for it; the generator is closed, which still runs its
+``finally`` and ``async with`` exits.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.driver import Driver
@@ -63,6 +73,78 @@ def parse_variants(text: str) -> list[Perturbation]:
 
 
 @dataclass
+class FixtureRun:
+    """A function-scoped fixture as the test's setup ran it: what shaking
+    needs to run it again (a runner such as the pytest plugin notes these)."""
+
+    #: The name the test and other fixtures ask for it by.
+    name: str
+    #: The fixture's function (a generator, a coroutine or an async generator
+    #: function, or a plain one).
+    func: Callable[..., Any]
+    #: The arguments it was called with: the values of the fixtures it asks for.
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    #: How many sessions its setup started (recorded before the test's own).
+    sessions: int = 0
+    #: Why it cannot be run again (a method of a test class...), or None.
+    unrunnable: str | None = None
+
+
+def fixtures_to_rerun(runs: Sequence[FixtureRun]) -> tuple[list[FixtureRun], str | None]:
+    """The fixtures a shaken body needs again, in the order they were set up
+    (each after those it takes): those that started sessions and those that
+    take, directly or not, one of their values; or why that cannot be done."""
+    again: list[FixtureRun] = []
+    names: set[str] = set()
+    for run in runs:
+        if run.sessions or names.intersection(run.kwargs):
+            if run.unrunnable is not None:
+                return [], f"its fixture {run.name!r} {run.unrunnable}"
+            again.append(run)
+            names.add(run.name)
+    return again, None
+
+
+async def run_with_fixtures(test: Callable[..., Awaitable[Any]], testargs: dict[str, Any],
+                            fixtures: Sequence[FixtureRun]) -> Any:
+    """Set ``fixtures`` up again (inside a :class:`Shaker`, their sessions are
+    replays), then run ``test`` with their new values in place of the
+    ``testargs`` the live run gave it; then close them (see the module)."""
+    values: dict[str, Any] = {}
+    closers: list[Callable[[], Awaitable[None]]] = []
+    try:
+        for run in fixtures:
+            value, close = await _set_up(run, {k: values.get(k, v) for k, v in run.kwargs.items()})
+            values[run.name] = value
+            if close is not None:
+                closers.append(close)
+        return await test(**{k: values.get(k, v) for k, v in testargs.items()})
+    finally:
+        for close in reversed(closers):
+            await close()
+
+
+async def _set_up(run: FixtureRun, kwargs: dict[str, Any],
+                  ) -> tuple[Any, Callable[[], Awaitable[None]] | None]:
+    """The fixture's value, and what closes it (None: nothing to close)."""
+    func = run.func
+    if inspect.isasyncgenfunction(func):
+        steps = func(**kwargs)
+        return await steps.__anext__(), steps.aclose
+    if inspect.isgeneratorfunction(func):
+        generator = func(**kwargs)
+
+        async def close() -> None:
+            generator.close()
+
+        return next(generator), close
+    value = func(**kwargs)
+    if inspect.isawaitable(value):
+        value = await value
+    return value, None
+
+
+@dataclass
 class Shaker:
     """Runs ``body`` against replays of ``paths`` (one per ``spawn()``, in order)."""
 
@@ -105,7 +187,8 @@ class Shaker:
                 warned = next((e.message for e in recording.of_type(Warned)), end.how)
                 raise TermsimError(warned)
             return ReplaySession(recording, perturb=variant, timeout=options["timeout"],
-                                 stall=options["stall"], hygiene=options.get("hygiene"))
+                                 stall=options["stall"], hygiene=options.get("hygiene"),
+                                 ignore=options.get("ignore"))
 
         with substitute_sessions(substitute), record_sessions(None):
             try:
