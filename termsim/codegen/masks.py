@@ -13,13 +13,15 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
+#: A path in a temporary directory (pytest's ``tmp_path``, ``mktemp``).
+TEMPORARY = re.compile(r"(?:/tmp|/var/tmp|/var/folders|/private/tmp)/\S+")
 #: Variable parts, each with the pattern that stands for it in a wait.
 _KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"), r"[\d:. T-]+"),
     (re.compile(r"\b\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b"), r"[\d:.]+"),
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds|m|min|h)\b"),
      r"\d+(?:\.\d+)?\s?\w+"),
-    (re.compile(r"(?:/tmp|/var/tmp|/var/folders|/private/tmp)/\S+"), r"\S+"),
+    (TEMPORARY, r"\S+"),
     (re.compile(r"\b(?:pid|PID|process)\s*[:=]?\s*\d+"), r"\w+\s*[:=]?\s*\d+"),
     (re.compile(r"\b[0-9a-f]{8,}\b"), r"[0-9a-f]+"),
     # A version (of the interpreter, of a tool) differs between machines.

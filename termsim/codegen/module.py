@@ -1,7 +1,7 @@
 """The generated test, as a Python module a person would have written.
 
-It imports only ``pytest`` and ``termsim`` (and ``os`` for the secrets
-below), starts the recorded command at the recorded size, and runs the
+It imports only ``pytest`` and ``termsim`` (and ``os`` for the secrets and
+the environment below), starts the recorded command at the recorded size, and runs the
 steps in one ``drive(term)`` function, so the same steps run live
 (``test_<name>``) and against the recording (``termsim.replay(path)`` with
 ``drive``), as ``recordings/scenarios.py`` does for this project's own
@@ -23,16 +23,22 @@ instead of the secret would only fail later, at a wait, without saying
 why. Replaying the recording needs none (a replay does not compare what
 was typed where the recording holds a mask).
 
+A pause the person made for the program to settle before an input is a
+``Quiet()`` wait; the variables the recording says the program ran with
+(``environment.py``) are ``ENV``, set over the test run's environment.
+
 The text is the same for the same recording (no clock, no path of this
-machine but what the recording holds), and formatted by ruff's formatter
-when it is installed.
+machine but what the recording holds, nothing from ``PATH``), and formatted
+by ruff's formatter when the interpreter running termsim has it.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import math
 import re
-import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from ..emulator.region import Region
@@ -40,6 +46,7 @@ from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import Terminal
 from ..engine.screentext import Options, render
 from ..recording.format import Recording
+from .environment import Environment, recorded
 from .keys import Key
 from .literals import (
     comment,
@@ -50,7 +57,7 @@ from .literals import (
     screen_argument,
 )
 from .masks import variable_spans
-from .steps import Session, Step, read
+from .steps import Screen, Session, Step, read
 from .waits import Wait, awaited_text, choose, region_of
 
 #: A wait's timeout when the recorded step took longer than the default
@@ -59,6 +66,12 @@ SLOW = 3.0
 DEFAULT_TIMEOUT = 10.0
 #: The first wait's timeout, at least: the program's start.
 FIRST_TIMEOUT = 30
+#: A recorded pause this long (seconds), at least, between the program's
+#: last output and the next input is the person waiting for it to settle
+#: (Codex drops keys pressed while its first dialog is drawn): the test
+#: waits for the same quiet, up to :data:`QUIET_MOST`, in tenths.
+SETTLED = 0.3
+QUIET_MOST = 1.0
 
 
 def _call(key: Key, secrets: list[str]) -> str:
@@ -135,6 +148,7 @@ def _generate(path: str, other: str | None, golden: bool) -> tuple[str, dict[str
         # A program starts slower on a busy CI machine than it did here.
         timeout = max(FIRST_TIMEOUT, round(end * SLOW))
         body.append(f"await term.wait_for({first.source}, timeout={timeout})")
+        body += _quiet(session.start, session.steps[0].t if session.steps else None, names)
     body += marked.code(session.start_marks)
     steps = session.steps
     for index, step in enumerate(steps):
@@ -157,6 +171,8 @@ def _generate(path: str, other: str | None, golden: bool) -> tuple[str, dict[str
             # next one went: a replay could not count from that read.
             body.append(f"await term.{call}")
             body.append(f"await term.wait_for({wait.source}{_timeout(step.t, end)})")
+        body += _quiet(step.screens, steps[index + 1].t if index + 1 < len(steps) else None,
+                       names)
         body += marked.code(step.marks)
     if golden and not goldens and steps:
         # No screen was marked: the golden is the last screen the person saw
@@ -168,6 +184,19 @@ def _generate(path: str, other: str | None, golden: bool) -> tuple[str, dict[str
     if session.exited:
         body.append(f"assert await term.wait_exit() == {session.exit_status!r}")
     return _module(path, recording, session, body, names, bool(goldens), secrets), goldens
+
+
+def _quiet(screens: list[Screen], next_input: float | None, names: set[str]) -> list[str]:
+    """A wait for the quiet the person waited for before the next input,
+    when they did (:data:`SETTLED`), after what the program drew."""
+    if not screens or next_input is None:
+        return []
+    pause = next_input - screens[-1].t
+    if pause < SETTLED:
+        return []
+    seconds = math.floor(min(pause, QUIET_MOST) * 10) / 10
+    names.add("Quiet")
+    return [f"await term.wait_for(Quiet({seconds:g}))"]
 
 
 class _Marks:
@@ -229,11 +258,13 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
             names: set[str], goldens: bool, secrets: list[str]) -> str:
     imports = sorted(names)
     header = recording.header
+    env = recorded(header)
     # Words in the docstring, not code: shown as printable() shows them,
     # their quotes and backslashes escaped.
     name = docstring_words(Path(path).name)
     started = docstring_words(str(header.get("started", ""))[:19])
     argv = session.argv
+    spawn_env = ", env={**os.environ, **ENV}" if env else ""
     lines = [
         f'"""Generated by `termsim codegen` from {name} (recorded {started}).',
         "",
@@ -244,11 +275,22 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
            "The recording holds masks where secrets were typed: the test types",
            "what the environment variables named below hold there (a newline at",
            "the end is Enter), and fails if one is not set."] if secrets else []),
+        *(["",
+           "ENV is what the recorded program ran with (the variables the recording",
+           "keeps), set over the environment the test runs in"
+           + (": it fails if that does" if env.needed else "."),
+           *(["not set those the recording holds no value of: "
+              + docstring_words(", ".join(env.needed)) + "."] if env.needed else [])]
+          if env else []),
+        *(["",
+           "A Quiet() wait stands where the person waited for the program to settle",
+           "before the next input (a program may drop keys pressed while it draws)."]
+          if "Quiet" in names else []),
         '"""',
         "",
-        *(["import os"] if secrets else []),
+        *(["import os"] if secrets or env else []),
         *(["from pathlib import Path"] if goldens else []),
-        *([""] if secrets or goldens else []),
+        *([""] if secrets or goldens or env else []),
         "import pytest",
         "",
         "import termsim",
@@ -260,6 +302,7 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "pytestmark = pytest.mark.anyio",
         "",
         f"COMMAND = {literal_list(argv)}",
+        *_environment(env),
         *(['SCREENS = Path(__file__).with_suffix(".screens")'] if goldens else []),
         *[f'{secret} = os.environ.get("TERMSIM_{secret}", "")' for secret in secrets],
         "",
@@ -269,26 +312,44 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "",
         "",
         f"async def test_{test_name(path)}() -> None:",
-        *_needed(secrets),
-        f"    async with termsim.spawn(COMMAND, cols={session.cols!r}, rows={session.rows!r})"
-        " as term:",
+        *_needed(secrets, env.needed),
+        f"    async with termsim.spawn(COMMAND, cols={session.cols!r}, rows={session.rows!r}"
+        f"{spawn_env}) as term:",
         "        await drive(term)",
     ]
     return _formatted("\n".join(lines) + "\n")
 
 
-def _needed(secrets: list[str]) -> list[str]:
-    """The test's first lines: it fails, saying what to set, without the
-    secrets it types."""
-    if not secrets:
+def _environment(env: Environment) -> list[str]:
+    """``ENV``: the variables the recorded program ran with, set over the
+    environment the test runs in."""
+    if not env:
         return []
-    names = ", ".join(f'"TERMSIM_{secret}"' for secret in secrets)
-    return [
-        f"    for name in ({names},):",
-        "        if name not in os.environ:",
-        '            pytest.fail(f"set {name} to what was typed there: the recording holds "',
-        '                        "a mask, not the secret")',
-    ]
+    items = "".join(f"    {literal(name)}: {literal(value)},\n"
+                    for name, value in env.values.items())
+    return [f"ENV = {{\n{items}}}" if items else "ENV: dict[str, str] = {}"]
+
+
+def _needed(secrets: list[str], variables: list[str]) -> list[str]:
+    """The test's first lines: it fails, saying what to set, without the
+    secrets it types or the variables whose values the recording withheld."""
+    out: list[str] = []
+    if secrets:
+        names = ", ".join(f'"TERMSIM_{secret}"' for secret in secrets)
+        out += [
+            f"    for name in ({names},):",
+            "        if name not in os.environ:",
+            '            pytest.fail(f"set {name} to what was typed there: the recording holds "',
+            '                        "a mask, not the secret")',
+        ]
+    if variables:
+        out += [
+            f"    for name in ({''.join(f'{literal(v)}, ' for v in variables)}):",
+            "        if name not in os.environ:",
+            '            pytest.fail(f"set {name}: the recorded program ran with it, and the "',
+            '                        "recording does not hold its value")',
+        ]
+    return out
 
 
 def _indented(body: list[str]) -> list[str]:
@@ -298,15 +359,32 @@ def _indented(body: list[str]) -> list[str]:
     return [f"    {statement}" for statement in body]
 
 
+def _formatter() -> list[str] | None:
+    """The command that runs ruff's formatter for this interpreter: the
+    ``ruff`` installed beside it (a venv's ``bin``), or its ``ruff``
+    module; None when it has neither. Never looked up in ``PATH``, so that
+    ``termsim codegen`` writes the same file whether or not the venv is
+    activated (another ruff, of another version, formats otherwise)."""
+    beside = Path(sys.executable).parent / "ruff"
+    if beside.is_file():
+        return [str(beside)]
+    if importlib.util.find_spec("ruff") is not None:
+        return [sys.executable, "-m", "ruff"]
+    return None
+
+
 def _formatted(source: str) -> str:
-    """``source`` through ruff's formatter, if it is installed (the same
-    text either way for the same recording on one machine)."""
-    ruff = shutil.which("ruff")
+    """``source`` through ruff's formatter, if this interpreter has it,
+    with no configuration but its own (``--isolated``: the project the
+    command runs in has no say), so the same recording always gives the
+    same text on one installation."""
+    ruff = _formatter()
     if ruff is None:
         return source
     try:
-        done = subprocess.run([ruff, "format", "--line-length", "99", "-"], input=source,
-                              capture_output=True, text=True, timeout=30, check=False)
+        done = subprocess.run([*ruff, "format", "--isolated", "--line-length", "99", "-"],
+                              input=source, capture_output=True, text=True, timeout=30,
+                              check=False)
     except (OSError, subprocess.TimeoutExpired):
         return source
     return done.stdout if done.returncode == 0 and done.stdout else source

@@ -27,6 +27,7 @@ sent.
 
 from __future__ import annotations
 
+import signal
 import unicodedata
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -34,7 +35,7 @@ from itertools import accumulate
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import HistoryMark, Terminal
 from ..engine.playback import ScreenBudget, apply_to_terminal, terminal_for
-from ..events import Exit, Input, InputRead, Note, Output, Resize, TtyMode
+from ..events import Exit, Hangup, Input, InputRead, Note, Output, Resize, TtyMode
 from ..recording.format import Recording
 from ..recording.redact import CONTINUED
 from .keys import Key, decode
@@ -115,6 +116,8 @@ class Session:
     start: list[Screen]
     steps: list[Step]
     exit_status: int | None
+    #: Whether the program ended on its own: not when termsim hung up on it
+    #: (the test closed the session while it ran, see :func:`hung_up`).
     exited: bool
     #: Marks made before the first input.
     start_marks: list[tuple[str, Snapshot, str]] = field(default_factory=list)
@@ -135,6 +138,8 @@ def read(recording: Recording) -> Session:
     read_by_end = max((e.index for e in recording.events if isinstance(e, InputRead)),
                       default=0)
     for event in recording.events:
+        if isinstance(event, Hangup):
+            break  # what follows (the exit too) is the teardown's doing
         if isinstance(event, Input | Resize) and (event.t > 0 or isinstance(event, Input)):
             marks += 1
         if isinstance(event, InputRead):
@@ -198,9 +203,28 @@ def read(recording: Recording) -> Session:
         else:
             apply_to_terminal(terminal, event)
     _close(steps, terminal, read_by_end)
+    if exited and hung_up(recording):
+        exited, exit_status = False, None
     argv = [str(a) for a in recording.header.get("argv") or []]
     return Session(argv, recording.cols, recording.rows, start, steps, exit_status, exited,
                    start_marks)
+
+
+def hung_up(recording: Recording) -> bool:
+    """Whether the program's end was termsim's doing: the test closed the
+    session while it still ran (the pytest plugin does, at a test's end).
+    The recording says so with a :class:`~termsim.events.Hangup` before the
+    exit; one written before termsim recorded that event says it only by
+    how the program ended: killed by SIGHUP, the hang-up (a test has no
+    way to send that signal itself). A program that ignores SIGHUP and is
+    then terminated looks, in such a file, like one that was killed."""
+    exits: list[int | None] = []
+    for event in recording.events:
+        if isinstance(event, Hangup):
+            return True
+        if isinstance(event, Exit):
+            exits.append(event.status)
+    return bool(exits) and exits[-1] == -signal.SIGHUP
 
 
 def _reacted(step: Step, read_by_end: int) -> bool:

@@ -6,13 +6,19 @@ the way (``working``) before the one the person saw at the end.
 
 The rules, and why:
 
-* The anchor is the last row the step changed that holds text and is not
-  the cursor's row (the answer, not the echo of what was typed), in a row
-  region: a prompt left from the previous turn lives in another row, and a
-  ``since=`` mark makes the wait count only what the program drew after it
-  read the input.
+* The anchor is the last row the step changed that holds text the step
+  drew (``fresh.py``: not on the screen before the input, there or
+  elsewhere) and is not the cursor's row (the answer, not the echo of what
+  was typed), in a row region: a prompt left from the previous turn lives
+  in another row, and a ``since=`` mark makes the wait count only what the
+  program drew after it read the input. A wait the screen before the input
+  satisfies proves nothing where the program redraws its whole frame on
+  every change (ink), so none is written: where the step drew nothing new,
+  the anchor is a row that changed only in a counter (the count a key
+  made), else the disappearance of what it took away, else a text it only
+  moved.
 * A changed bottom row is a toolbar or a status line: its text is a state,
-  and is awaited too.
+  and is awaited too, when the step drew it (not a counter that ticked).
 * Where the program was reading keys at the end (raw mode) and its cursor
   was visible after some text, ``CursorAfter(that text) & InputReady()``:
   the program is ready for the next step, not merely drawing it.
@@ -27,23 +33,22 @@ The rules, and why:
   of the row. The pane that holds the cursor (the one typed into) comes
   first, and the text before the cursor is the pane's.
 * A step that only took text away (a menu closed) waits for the last row it
-  cleared to no longer show it (``~Text``).
+  cleared, or else changed, to no longer show it (``~Text``).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
+from .fresh import FRAME, Awaited, Novelty, awaited, novelty, words
+from .fresh import said as _said  # noqa: F401  (what a row says, read by the tests)
 from .literals import literal, raw_pattern
-from .masks import fixed_text, pattern_of, variable_spans
+from .masks import variable_spans
 from .panes import Layout, Pane
 from .steps import Screen
 
-#: Characters of a row, at most, awaited as its text (the end of a long row).
-ROW_TEXT = 60
 #: Characters left of the cursor, at most, that ``CursorAfter`` names (and
 #: up to :data:`CURSOR_WORD` more, to start at a word rather than inside it).
 CURSOR_TEXT = 12
@@ -67,66 +72,41 @@ def region_of(row: int, rows: int) -> str:
     return f"Region.row({row - rows})" if row >= rows - 3 else f"Region.row({row})"
 
 
-#: What frames a row rather than says something: box drawing, rules, blanks.
-_FRAME = "│┃║|─━═┌┐└┘├┤┬┴┼╭╮╯╰ \t"
-#: Blanks that separate the fields of a status line.
-_FIELDS = re.compile(r" {3,}")
-
-
-def _words(text: str) -> int:
-    return sum(c.isalnum() for c in text)
-
-
-def _said(line: str) -> str:
-    """What a row says, for a wait: without its frame, and, for a row longer
-    than :data:`ROW_TEXT`, its last field that says something (a status
-    line's fields are far apart), or its end cut at a word."""
-    line = line.strip(_FRAME)
-    if len(line) <= ROW_TEXT:
-        return line
-    fields = [f for f in _FIELDS.split(line) if _words(f) >= 3 and len(f) <= ROW_TEXT]
-    if fields:
-        return fields[-1].strip(_FRAME)
-    cut = line[-ROW_TEXT:]
-    return cut[cut.find(" ") + 1:] if " " in cut else cut
-
-
-def _awaited(line: str, other: str | None) -> tuple[str, str] | None:
-    """What a row says, to wait for: ``("Text", its text)`` or, if part of
-    it varies, ``("Regex", a pattern)``; None when it says too little (a
-    border, a lone character)."""
-    line = _said(line)
-    if _words(line) < 2:
-        return None
-    if other is not None:
-        other = other.strip(_FRAME)
-    spans = variable_spans(line, other)
-    if not spans:
-        return "Text", line
-    if len(fixed_text(line, spans)) < 3:
-        return None  # nothing fixed enough to wait for
-    return "Regex", pattern_of(line, spans)
-
-
-def _source(awaited: tuple[str, str], region: str, names: set[str]) -> str:
-    kind, value = awaited
-    names.update((kind, "Region"))
-    source = literal(value) if kind == "Text" else raw_pattern(value)
-    return f"{kind}({source}, region={region})"
+def _source(text: Awaited, region: str, names: set[str]) -> str:
+    names.update((text.kind, "Region"))
+    source = literal(text.value) if text.kind == "Text" else raw_pattern(text.value)
+    return f"{text.kind}({source}, region={region})"
 
 
 def awaited_text(line: str, other: str | None, region: str, names: set[str]) -> str | None:
     """``Text`` (or ``Regex`` if part of it varies) of what a row says; None
     when it says too little to wait for (a border, a lone character)."""
-    awaited = _awaited(line, other)
-    return None if awaited is None else _source(awaited, region, names)
+    text = awaited(line, other)
+    return None if text is None else _source(text, region, names)
 
 
-def _shows(awaited: tuple[str, str], region: Region, snap: Snapshot) -> bool:
-    """Whether ``snap`` shows the awaited text in ``region``."""
-    kind, value = awaited
-    text = region.text(snap)
-    return value in text if kind == "Text" else re.search(value, text, re.M) is not None
+@dataclass
+class _Found:
+    """A text a wait may be on: what, in which region (as source and as a
+    region), and where it stands (row, columns ``left:right``)."""
+
+    text: Awaited
+    source: str
+    region: Region
+    place: tuple[int, int, int]
+
+    def novelty(self, before: Snapshot, final: Snapshot) -> Novelty:
+        return novelty(self.text, self.region, self.place, before, final)
+
+    def code(self, names: set[str]) -> str:
+        return _source(self.text, self.source, names)
+
+
+def _in_row(row: int, snap: Snapshot, other: str | None) -> _Found | None:
+    text = awaited(snap.lines[row], other)
+    if text is None:
+        return None
+    return _Found(text, region_of(row, snap.rows), Region.row(row), (row, 0, snap.cols))
 
 
 def _rect(top: int, left: int, bottom: int, right: int) -> tuple[str, Region]:
@@ -181,7 +161,8 @@ def _common_prefix(texts: list[str]) -> str:
 
 def _transient(screens: list[Screen], before: Snapshot, final: Snapshot) -> str | None:
     """A text the bottom row showed on the way, for a while, that it shows
-    neither before nor at the end."""
+    neither before nor at the end; it stops before anything in it that
+    varies (a clock, an elapsed time), so none of that is written."""
     if final.rows != before.rows:
         return None
     end = final.lines[-1].strip()
@@ -192,7 +173,10 @@ def _transient(screens: list[Screen], before: Snapshot, final: Snapshot) -> str 
     if not other:
         return None
     prefix = _common_prefix([text for _, text in other])
-    if not prefix or prefix in end or prefix in start:
+    for _, text in other:
+        cut = min((a for a, _, _ in variable_spans(text)), default=len(prefix))
+        prefix = prefix[:cut].strip()
+    if len(prefix) < 3 or prefix in end or prefix in start:
         return None
     lasted = (screens[-1].t - other[0][0]) if len(other) == 1 else other[-1][0] - other[0][0]
     if len(other) < TRANSIENT_SCREENS and lasted < TRANSIENT_SECONDS:
@@ -218,7 +202,7 @@ def _long_reply(transcript: str, final: Snapshot, names: set[str]) -> str | None
         above.insert(0, line)
         if len(above) == 3:
             break
-    if not above or _words("".join(above)) < 2:
+    if not above or words("".join(above)) < 2:
         return None
     names.update(("Text", "Region"))
     return f"Text({literal(chr(10).join(above))}, region=Region.transcript())"
@@ -254,28 +238,51 @@ def _places(rows: list[int], before: Snapshot, final: Snapshot, layout: Layout) 
 
 
 def _in_place(place: _Place, final: Snapshot, other_final: Snapshot | None,
-              earlier: list[Snapshot], names: set[str]) -> str | None:
-    """The wait on the text at ``place``: in its row, or in its pane; in
+              earlier: list[Snapshot]) -> _Found | None:
+    """The text at ``place``, to wait for: in its row, or in its pane; in
     the pane's part of the row where a screen before the last (``earlier``)
     showed that text in the pane but not there (the echo of the command
     that prints it), which a wait in the whole pane would take for it."""
-    rows = final.rows
     same = other_final is not None and (other_final.rows, other_final.cols) == (
         final.rows, final.cols)
     if place.pane is None:
         other = other_final.lines[place.row] if same and other_final is not None else None
-        return awaited_text(final.lines[place.row], other, region_of(place.row, rows), names)
+        return _in_row(place.row, final, other)
     other = other_final.span(place.row, place.left, place.right) \
         if same and other_final is not None else None
-    awaited = _awaited(final.span(place.row, place.left, place.right), other)
-    if awaited is None:
+    text = awaited(final.span(place.row, place.left, place.right), other)
+    if text is None:
         return None
     pane = place.pane
+    where = (place.row, place.left, place.right)
     source, region = _rect(pane.top, pane.left, pane.bottom, pane.right)
     row_source, row = _rect(place.row, place.left, place.row + 1, place.right)
-    if any(_shows(awaited, region, snap) and not _shows(awaited, row, snap) for snap in earlier):
-        source = row_source  # the pane showed it elsewhere first: in its row, then
-    return _source(awaited, source, names)
+    if any(text.shown(region, snap) and not text.shown(row, snap) for snap in earlier):
+        return _Found(text, row_source, row, where)  # the pane showed it elsewhere first
+    return _Found(text, source, region, where)
+
+
+def _gone(before: Snapshot, final: Snapshot, rows: list[int]) -> str | None:
+    """A wait for the text that the last of ``rows`` that lost it showed
+    before, in its row, to be gone (``~Text``)."""
+    if (before.rows, before.cols) != (final.rows, final.cols):
+        return None
+    for row in reversed(rows):
+        found = _in_row(row, before, None)
+        if found is not None and not found.text.shown(found.region, final):
+            return f"~{found.code(set())}"
+    return None
+
+
+def _cursor_part(left: str, names: set[str]) -> str | None:
+    """``CursorAfter`` the text left of the cursor (its end), unless that
+    end is blank, frame, or part of something that varies."""
+    tail = _cursor_text(left)
+    start = len(left) - len(tail)
+    if not tail.strip(FRAME) or any(b > start for _, b, _ in variable_spans(left)):
+        return None
+    names.add("CursorAfter")
+    return f"CursorAfter({literal(tail)})"
 
 
 def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
@@ -283,11 +290,15 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
     """The wait after a step whose screens were ``screens`` (the last is
     where the person went on); None when it changed nothing worth a wait.
     ``typed``: the step typed text (its echo alone asks for no wait).
-    ``other_final``: the same step's last screen in another recording."""
+    ``other_final``: the same step's last screen in another recording.
+
+    Never a wait the screen before the step satisfies: its text is one the
+    step drew (``fresh.py``), preferably new; else the disappearance of
+    one it took away; else one it only redrew or moved; else the cursor,
+    where it moved."""
     if not screens:
         return None
     final = screens[-1].snap
-    names: set[str] = set()
     rows = final.rows
     changed = _changed_rows(before, final)
     cleared = _cleared_rows(before, final)
@@ -297,15 +308,10 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
         return None  # the echo of the typed text, nothing else
     if not changed and not cleared and final.cursor == before.cursor:
         return None
-    parts: list[str] = []
+    names: set[str] = set()
     layout = Layout(final)
     cursor_pane = layout.pane_at(cursor_row, final.cursor.col) \
         if cursor_row is not None and final.cursor.col < final.cols else None
-
-    def other_line(row: int) -> str | None:
-        if other_final is None or other_final.rows != rows:
-            return None
-        return other_final.lines[row]
 
     # The bottom row is a state, below, unless it runs through panes.
     above = [r for r in answer if r != rows - 1 or layout.split(r)]
@@ -313,29 +319,43 @@ def choose(before: Snapshot, screens: list[Screen], *, typed: bool,
     if cursor_pane is not None:  # what the input changed is in the pane typed into
         places.sort(key=lambda place: place.pane != cursor_pane)
     earlier = [before, *(s.snap for s in screens[:-1])]
-    for place in places:  # the last changed text that says something
-        text = _in_place(place, final, other_final, earlier, names)
+    found: dict[Novelty, list[_Found]] = {"new": [], "ticked": [], "moved": [], "stale": []}
+    for place in places:  # the last changed text that is new, else the best there is
+        text = _in_place(place, final, other_final, earlier)
         if text is not None:
-            parts.append(text)
+            found[text.novelty(before, final)].append(text)
+        if found["new"]:
             break
+    parts = [found["new"][0].code(names)] if found["new"] else []
     if rows - 1 in changed and rows - 1 != cursor_row and not layout.split(rows - 1):
-        text = awaited_text(final.lines[-1], other_line(rows - 1), region_of(rows - 1, rows), names)
-        if text is not None:
-            parts.append(text)
+        other = other_final.lines[-1] if other_final is not None \
+            and other_final.rows == rows else None
+        state = _in_row(rows - 1, final, other)
+        if state is not None:
+            novel = state.novelty(before, final)
+            if novel == "new":
+                parts.append(state.code(names))
+            else:
+                found[novel].append(state)
+    if not parts and found["ticked"]:
+        parts.append(found["ticked"][0].code(names))
     if not parts:  # it took text away: the last row it cleared shows it no more
-        for row in reversed(cleared):
-            gone = awaited_text(before.lines[row], None, region_of(row, rows), names)
-            if gone is not None:
-                parts.append(f"~{gone}")
-                break
+        gone = _gone(before, final, cleared) or _gone(before, final, answer)
+        if gone is not None:
+            names.update(("Text", "Region"))
+            parts.append(gone)
+    if not parts and found["moved"]:
+        parts.append(found["moved"][0].code(names))
     raw = screens[-1].raw
     if cursor_row is not None and raw:
         start = cursor_pane.left if cursor_pane is not None else 0
         left = final.span(cursor_row, start, min(final.cursor.col, final.cols))
-        tail = _cursor_text(left)
-        if tail.strip(_FRAME) and not variable_spans(tail):
-            parts.append(f"CursorAfter({literal(tail)})")
-            names.add("CursorAfter")
+        if not parts and final.cursor == before.cursor and before.input_ready \
+                and before.span(cursor_row, start, min(before.cursor.col, before.cols)) == left:
+            return None  # the screen before says all this already
+        cursor = _cursor_part(left, names)
+        if cursor is not None:
+            parts.append(cursor)
         parts.append("InputReady()")
         names.add("InputReady")
     if transcript is not None:

@@ -109,6 +109,10 @@ class Session(Driver):
         if env is None or "TERM" not in env:
             env_dict["TERM"] = term
         self.env = env_dict
+        # What the test set itself (what differs from the environment it
+        # runs in): the recording keeps it, for codegen's spawn.
+        self._set_env = {} if env is None else {
+            k: v for k, v in env.items() if os.environ.get(k) != v}
         self.cwd = None if cwd is None else os.fspath(cwd)
         #: How long after a lone Escape the next input waits (see ``press``).
         self.escape_delay = escape_delay
@@ -219,7 +223,7 @@ class Session(Driver):
                 cols=self.terminal.cols, rows=self.terminal.rows, env=self.env,
                 policy=self.terminal.policy, on_failure=self._recording_failed,
                 cell_size=self._pty.cell_size, emulation=self.terminal.emulation.to_header(),
-                profile=self.profile.name, **self._streams(),
+                profile=self.profile.name, spawn_env=self._set_env, **self._streams(),
             )
             self.listeners.insert(0, self._recorder)
             self.engine.recording = self.record_path

@@ -157,6 +157,8 @@ _CHECKS: dict[str, Callable[[_Fail, str, object], None]] = {
     "cell_size": _cell_size,
     "emulation": lambda fail, key, value: _mapping(fail, key, value, lambda _: True, "options"),
     "profile": _string,
+    "spawn_env": lambda fail, key, value: _mapping(
+        fail, key, value, lambda v: v is None or _text(v), "strings or nil"),
 }
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -98,12 +99,22 @@ def _versions() -> dict[str, str]:
     return out
 
 
+#: Names of variables whose values a recording does not keep.
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASS|CREDENTIAL|AUTH|COOKIE|SESSION", re.I)
+#: Nor a value holding a URL's password (``postgres://user:pw@host``).
+SECRET_VALUE = re.compile(r"://[^/@\s]*:[^/@\s]*@")
+
+
 def make_header(
     *, argv: Sequence[str], cwd: str | None, cols: int, rows: int, env: Mapping[str, str],
     policy: Mapping[str, object] | None = None, cell_size: tuple[int, int] | None = None,
     emulation: Mapping[str, object] | None = None, profile: str | None = None,
+    spawn_env: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """The header of a new recording.
+    """The header of a new recording. ``spawn_env``: the variables the test
+    gave ``spawn(env=...)`` that differ from its own environment, kept (a
+    value only where the name does not look like a secret's: nil then) so
+    that codegen can write them into the test it makes.
 
     A size the reader would refuse (above :data:`~termsim.recording.fields.MAX_SIZE`)
     is an :class:`~termsim.ArgumentError` here, before any program runs,
@@ -131,6 +142,8 @@ def make_header(
         **({"emulation": dict(emulation)} if emulation else {}),
         # The terminal it answered as, where not xterm (a replay answers alike).
         **({"profile": profile} if profile and profile != "xterm" else {}),
+        **({"spawn_env": {k: None if SECRET_NAME.search(k) or SECRET_VALUE.search(v) else v
+                          for k, v in sorted(spawn_env.items())}} if spawn_env else {}),
         "versions": _versions(),
         "platform": sys.platform,
         "started": datetime.now(UTC).isoformat(timespec="milliseconds"),

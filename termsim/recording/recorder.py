@@ -69,7 +69,7 @@ class Recorder:
         policy: Mapping[str, object], on_failure: Callable[[str], None] | None = None,
         cell_size: tuple[int, int] | None = None, emulation: Mapping[str, object] | None = None,
         profile: str | None = None, output: Masking | None = None,
-        input: Masking | None = None,
+        input: Masking | None = None, spawn_env: Mapping[str, str] | None = None,
     ) -> None:
         self.redactor = redactor
         scrub = redactor.text
@@ -77,6 +77,7 @@ class Recorder:
             argv=[scrub(a) for a in argv], cwd=None if cwd is None else scrub(cwd),
             cols=cols, rows=rows, env={k: scrub(v) for k, v in env.items()}, policy=policy,
             cell_size=cell_size, emulation=emulation, profile=profile,
+            spawn_env={k: scrub(v) for k, v in (spawn_env or {}).items()},
         )
         self._writer = RecordingWriter(path, header, on_failure=on_failure)
         self.path = self._writer.path
