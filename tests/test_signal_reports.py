@@ -219,9 +219,10 @@ def test_the_film_strip_says_what_each_screen_came_with() -> None:
         "  what happened during the wait (seconds from its start):",
         "      -0.050 s  sent key b",
         "      +0.050 s  bell (x3)",
+        # In time order: the title came before the screen that showed it.
+        "      +0.150 s  title 'working'",
         "      +0.200 s  screen (1 row changed, cursor to row 1, col 4)",
         "                1 │busy",
-        "      +0.150 s  title 'working'",
     ]
 
 

@@ -78,7 +78,7 @@ from ..events import (
 )
 from .activity import Activity
 from .causality import Inputs
-from .failures import ProcessExited, WaitTimeout
+from .failures import ProcessExited, WaitTimeout, owed
 from .film import Film
 from .playback import apply_to_terminal
 from .predicates import Context, Predicate, PredicateLike, as_predicate
@@ -113,6 +113,9 @@ class Engine:
         self.ended_at: float | None = None
         #: The recording's path, for error messages (None: not recorded).
         self.recording: str | None = None
+        #: Said in every error a wait ends with, under its head: what is
+        #: wrong with the evidence itself (a replay of a recording cut short).
+        self.caveats: list[str] = []
         #: Applied to every text an error shows (the session's ``redact=``).
         self.scrub: Scrub = _same
         #: When the program last printed (None: never), on the source's clock.
@@ -410,7 +413,8 @@ class Engine:
     def _exited_error(self, predicate: Predicate, started: float | None = None) -> ProcessExited:
         film = self.film.strip(started) if started is not None else ""
         return exited_error(self.exit_status, self.snapshot(), predicate,
-                            recording=self.recording, scrub=self.scrub, film=film)
+                            recording=self.recording, scrub=self.scrub, film=film,
+                            caveats=self.caveats)
 
     # -- timers ----------------------------------------------------------------------
 
@@ -421,7 +425,7 @@ class Engine:
         if wait.stall is None or self.source.input_ready() is not True or self.unread():
             return None
         fed = self.inputs.fed_at_last
-        if any(q.unanswered and q.offset >= fed for q in self.terminal.queries):
+        if any(q.offset >= fed for q in owed(self.terminal.queries)):
             return None
         active = self.last_output if wait.activity is None else wait.activity.changed_at
         return max(active or 0.0, self.inputs.last_at)
@@ -557,7 +561,8 @@ class Engine:
         return timeout_error(awaited, timeout, snap, self.terminal, silent_for=self.silent_for(),
                              recording=self.recording, scrub=self.scrub, wait=wait, film=film,
                              unread=self.unread(), stalled_for=stalled_for,
-                             ended_at=self.ended_at, last_output=self.last_output)
+                             ended_at=self.ended_at, last_output=self.last_output,
+                             caveats=self.caveats)
 
     async def wait_exit(self, *, timeout: float) -> int | None:
         """Wait for the program to exit; return its status."""

@@ -9,6 +9,13 @@ Their messages end up in CI logs, which are terminals too, and quote what a
 program drew (its screen, its titles, what almost matched): each line of a
 message is shown with :func:`~termsim.emulator.xterm.printable` (:func:`_shown`),
 so a program's bytes read as what they are. The attributes stay as they were.
+
+What they list must be true of the program, not of termsim's bookkeeping:
+"queries still unanswered" holds only the queries the program may still be
+waiting for (:func:`owed`), and "sequences termsim did not understand" leaves
+out the modes termsim knows and ignores on purpose, as the profile's
+terminal does (:func:`not_understood`). A caveat about the evidence itself
+(a replay of a recording cut short) is said in every error, under the head.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..emulator.profiles import MODES
 from ..emulator.xterm import printable
 from ..errors import Scrub, TermsimError, _indent, _same, describe_status, shown_path
 
@@ -35,21 +43,26 @@ class WaitTimeout(TermsimError, TimeoutError):
         explanation: str = "", since: str = "", recording: str | None = None,
         unknown: dict[str, int] | None = None, film: str = "",
         notes: Sequence[str] = (), stalled_for: float | None = None, scrub: Scrub = _same,
+        caveats: Sequence[str] = (),
     ) -> None:
         # Text fields are redacted (they end up in CI logs); ``snapshot`` and
         # ``predicate`` are the test's own objects, left as they are.
         awaited, explanation, since, film = (scrub(s) for s in (awaited, explanation, since, film))
         notes = [scrub(n) for n in notes]
+        #: What is wrong with the evidence itself (a truncated recording).
+        self.caveats = [scrub(c) for c in caveats]
         self.awaited = awaited
         self.timeout = timeout
         self.snapshot = snapshot
         self.silent_for = silent_for
         self.predicate = predicate
-        self.unanswered = list(unanswered)
+        #: The queries the program may still be waiting for (:func:`owed`).
+        self.unanswered = owed(unanswered)
         self.explanation = explanation
         self.since = since
         self.recording = recording
-        self.unknown = dict(unknown or {})
+        #: What termsim did not understand (:func:`not_understood`), by name.
+        self.unknown = not_understood(unknown or {})
         #: The last screens before the failure, with the inputs between them.
         self.film = film
         #: Near misses: what almost matched, and when (see ``_nearmiss``).
@@ -63,7 +76,7 @@ class WaitTimeout(TermsimError, TimeoutError):
         return f"timed out after {self.timeout:g} s waiting for {self.awaited}"
 
     def _message(self) -> str:
-        lines = [self._head()]
+        lines = [self._head(), *(f"  warning: {c}" for c in self.caveats)]
         if self.since:
             lines.append(f"  counting only screens drawn after {self.since}")
         if self.explanation:
@@ -129,7 +142,7 @@ class ScreenMismatch(WaitTimeout):
             silent_for=cause.silent_for, predicate=cause.predicate,
             unanswered=cause.unanswered, since=cause.since, recording=cause.recording,
             unknown=cause.unknown, film=cause.film, notes=cause.notes,
-            stalled_for=cause.stalled_for, scrub=cause._scrub,
+            stalled_for=cause.stalled_for, scrub=cause._scrub, caveats=cause.caveats,
         )
 
     def _head(self) -> str:
@@ -148,10 +161,12 @@ class ProcessExited(TermsimError):
     def __init__(
         self, *, status: int | None, snapshot: Snapshot, awaited: str | None = None,
         predicate: Predicate | None = None, recording: str | None = None, film: str = "",
-        scrub: Scrub = _same,
+        scrub: Scrub = _same, caveats: Sequence[str] = (),
     ) -> None:
         awaited = None if awaited is None else scrub(awaited)
         film = scrub(film)
+        #: What is wrong with the evidence itself (a truncated recording).
+        self.caveats = [scrub(c) for c in caveats]
         self.status = status
         self.film = film
         self.snapshot = snapshot
@@ -161,7 +176,7 @@ class ProcessExited(TermsimError):
         head = f"the program exited ({describe_status(status)})"
         if awaited:
             head += f" while waiting for {awaited}"
-        body = [head]
+        body = [head, *(f"  warning: {c}" for c in self.caveats)]
         if recording:
             body.append(f"  recording: {shown_path(recording)}")
         if film:
@@ -189,6 +204,42 @@ class TerminalLeftDirty(TermsimError, AssertionError):
             body.append(f"  recording: {shown_path(recording)}")
         body.append(_indent(_shown(snapshot.render())))
         super().__init__(_shown("\n".join(body)))
+
+
+def owed(queries: Sequence[Query]) -> list[Query]:
+    """The queries of ``queries`` (a session's, oldest first) the program may
+    still be waiting for the answer to, oldest first.
+
+    One whose answer is on its way (``"deferred"``) is. One the test's
+    policy withholds (``"ignored"``) is, unless the program asked something
+    later that was answered: then it went on without it, as programs do
+    that follow a probe with DA1 and take DA1's answer for "no" (the kitty
+    keyboard query ``ESC[?u`` of Codex and Gemini CLI). One this terminal
+    has no answer for (``"unsupported"``, as the profile's terminal has
+    none) never is: no program can be waiting for termsim to give it, and
+    under the xterm profile every agent CLI's error would list it."""
+    out: list[Query] = []
+    answered_after = -1  # the offset of the latest answered query
+    for query in reversed(queries):
+        if query.status == "answered":
+            answered_after = max(answered_after, query.offset)
+        elif query.status == "deferred" or (
+                query.status == "ignored" and answered_after < query.offset):
+            out.append(query)
+    return out[::-1]
+
+
+#: The names ``Terminal.unknown`` gives a mode a profile's terminal may lack
+#: (``profiles.MODES``: SGR-pixel mouse reports, colour-scheme reports...):
+#: termsim knows each one, and ignores it where the profile's terminal does.
+_IGNORED_MODES = frozenset(f"CSI ?{mode}{final}" for mode in MODES for final in "hl")
+
+
+def not_understood(unknown: dict[str, int]) -> dict[str, int]:
+    """``unknown`` (``Terminal.unknown``) without the modes termsim ignores
+    on purpose (``CSI ?2031h`` under the xterm profile: the README's
+    "Modes only some terminals have"), which it understood."""
+    return {name: count for name, count in unknown.items() if name not in _IGNORED_MODES}
 
 
 def _shown(message: str) -> str:

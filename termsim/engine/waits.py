@@ -11,7 +11,7 @@ so it is kept out of the module whose every line does.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -22,7 +22,7 @@ from ..emulator.terminal import Terminal
 from ..errors import ArgumentError, Scrub, SessionClosed
 from ..events import WaitOutcome, errored
 from .activity import Activity
-from .failures import ProcessExited, RecordingEnded, Stalled, WaitTimeout
+from .failures import ProcessExited, RecordingEnded, Stalled, WaitTimeout, owed
 from .nearmiss import Sighting
 from .predicates import Predicate
 from .source import Mark
@@ -89,6 +89,7 @@ def timeout_error(
     silent_for: float | None, recording: str | None, scrub: Scrub, wait: Wait | None,
     film: str, unread: list[Mark], stalled_for: float | None,
     ended_at: float | None = None, last_output: float | None = None,
+    caveats: Sequence[str] = (),
 ) -> WaitTimeout:
     """The error for ``awaited`` not happening within ``timeout``
     (:meth:`~termsim.engine.engine.Engine.timed_out` gathers the evidence;
@@ -98,7 +99,7 @@ def timeout_error(
             ended_at=ended_at, last_output=last_output,
             awaited=awaited, timeout=timeout, snapshot=snap, silent_for=silent_for,
             predicate=wait.predicate if wait is not None else None,
-            unanswered=terminal.unanswered(), recording=recording,
+            unanswered=owed(terminal.queries), recording=recording, caveats=caveats,
             explanation=wait.predicate.explain(snap) if wait is not None else "",
             since=str(wait.since) if wait is not None and wait.since else "",
             unknown=dict(terminal.unknown), film=film, scrub=scrub,
@@ -107,7 +108,7 @@ def timeout_error(
     if wait is None:
         return WaitTimeout(
             awaited=awaited, timeout=timeout, snapshot=snap, silent_for=silent_for,
-            unanswered=terminal.unanswered(), recording=recording,
+            unanswered=owed(terminal.queries), recording=recording, caveats=caveats,
             unknown=dict(terminal.unknown), scrub=scrub,
         )
     pred = wait.predicate
@@ -121,7 +122,7 @@ def timeout_error(
     return kind(
         awaited=awaited, timeout=timeout, snapshot=snap,
         silent_for=silent_for, predicate=pred,
-        unanswered=terminal.unanswered(), explanation=pred.explain(snap),
+        unanswered=owed(terminal.queries), explanation=pred.explain(snap), caveats=caveats,
         since=str(wait.since) if wait.since else "", recording=recording,
         unknown=dict(terminal.unknown), film=film,
         notes=notes, stalled_for=stalled_for, scrub=scrub,
@@ -129,11 +130,12 @@ def timeout_error(
 
 
 def exited_error(status: int | None, snap: Snapshot, predicate: Predicate, *,
-                 recording: str | None, scrub: Scrub, film: str) -> ProcessExited:
+                 recording: str | None, scrub: Scrub, film: str,
+                 caveats: Sequence[str] = ()) -> ProcessExited:
     """The error for a wait on ``predicate`` that the program's exit ended."""
     return ProcessExited(
         status=status, snapshot=snap, awaited=predicate.describe(), predicate=predicate,
-        recording=recording, film=film, scrub=scrub,
+        recording=recording, film=film, scrub=scrub, caveats=caveats,
     )
 
 

@@ -9,7 +9,9 @@ anchors), and reports, in this order:
 * the first divergence: the first wait whose outcome differs (or an input,
   a note or a wait that only one run has), with the two screens at that
   moment side by side, row by row;
-* the first output bytes that differ, with the text around them;
+* the first output bytes that differ, with the text around them (and, where
+  the text is the same and the difference below it, in a colour, an
+  attribute, a cursor move, the bytes of both around that point);
 * how long each aligned wait took in each run ("the prompt came 0.480 s later");
 * lines one run printed and the other never did ("server banner never printed");
 * queries answered differently and tty mode changes.
@@ -27,6 +29,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..emulator.grammar import PLAIN, sequences
 from ..emulator.snapshot import Snapshot
 from ..emulator.xterm import printable
 from ..engine.playback import Playback
@@ -37,6 +40,9 @@ from .perturb import text_before, visible
 
 #: Rows of each screen shown around a divergence.
 SCREEN_ROWS = 40
+#: Bytes of each run's output shown past the first difference, when the
+#: difference is below the text (to the end of the sequence there).
+BYTES_SHOWN = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,17 +264,52 @@ def _screen_at(playback: Playback, t: float | None) -> Snapshot | None:
 
 
 def _first_output(a: Recording, b: Recording) -> str | None:
+    """Where the two runs' output first differs: what each goes on with, in
+    text; in bytes where the text is the same (a colour, a cursor move), for
+    two equal texts would name a difference without showing it."""
     sa = b"".join(e.data for e in a.of_type(Output))
     sb = b"".join(e.data for e in b.of_type(Output))
     if sa == sb:
         return None
     at = next((i for i, (x, y) in enumerate(zip(sa, sb, strict=False)) if x != y),
               min(len(sa), len(sb)))
-    shown = sa.rfind(b"\x1b", max(0, at - 32), at + 1)  # show whole escape sequences
-    shown = at if shown < 0 else shown
-    before = text_before(sa, shown)
-    return (f"byte {at}, after {before!r}: A goes on {visible(sa[shown:shown + 200])!r}, "
-            f"B goes on {visible(sb[shown:shown + 200])!r}")
+    # From the start of what differs: the escape sequence (or the character)
+    # the first differing byte is part of, in either run.
+    shown = min(_token(sa, at)[0], _token(sb, at)[0])
+    where = f"byte {at}, after {text_before(sa, shown)!r}"
+    ta, tb = visible(sa[shown:shown + 200]), visible(sb[shown:shown + 200])
+    if ta != tb:
+        return f"{where}: A goes on {ta!r}, B goes on {tb!r}"
+    text = f"the same text {ta!r}" if ta else "no text"
+    return (f"{where}: {text}, in other bytes: A has {_bytes(sa, shown, at)}, "
+            f"B has {_bytes(sb, shown, at)}")
+
+
+def _token(stream: bytes, at: int) -> tuple[int, int]:
+    """Where the escape sequence or string holding byte ``at`` begins and
+    ends (the terminal's own grammar, ``grammar.sequences``); for a byte of
+    text, its UTF-8 character."""
+    base = max(0, at - 256)
+    for span in sequences(stream[base:at + 256]):
+        start, end = span.start + base, span.end + base
+        if span.kind not in PLAIN and start <= at < end:
+            return start, end
+    start, end = at, min(at + 1, len(stream))
+    while start > 0 and start < len(stream) and 0x80 <= stream[start] < 0xC0:
+        start -= 1
+    while end < len(stream) and 0x80 <= stream[end] < 0xC0:
+        end += 1
+    return start, end
+
+
+def _bytes(stream: bytes, start: int, at: int) -> str:
+    """``stream`` from ``start`` to :data:`BYTES_SHOWN` bytes past ``at``
+    (and the end of the sequence or character there), made printable."""
+    if start >= len(stream):
+        return "nothing more (its output ends there)"
+    end = _token(stream, min(at + BYTES_SHOWN, len(stream) - 1))[1]
+    more = "…" if end < len(stream) else ""
+    return f"'{printable(stream[start:end].decode('utf-8', 'surrogateescape'))}{more}'"
 
 
 def _timings(pairs: list[tuple[Anchor | None, Anchor | None]]) -> list[str]:

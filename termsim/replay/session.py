@@ -93,6 +93,11 @@ class ReplaySession(Driver):
         self._mark_ends: list[int] = []
         #: What is left of a recorded input the test sent part of.
         self._left_over: Input | None = None
+        if not recording.complete:
+            # Not a Python warning: a replay of a crashed run's recording is
+            # what a suite under ``-W error`` must still be able to run.
+            self.warnings.append(incomplete(recording))
+            self.engine.caveats.append(self.warnings[-1])
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else ("exited" if self.engine.exited else "replaying")
@@ -349,6 +354,16 @@ class ReplaySession(Driver):
             self.engine.apply(recorded)
         self._mark_ends.append(self._recorded_marks)
         return self._mark(f"resize {cols}x{rows}")
+
+
+def incomplete(recording: Recording) -> str:
+    """The warning a replay of a recording cut short carries (the session
+    crashed or was killed before it closed the file): what the replay
+    cannot know, so that no error it ends with is taken for the whole
+    story."""
+    return (f"the recording is incomplete: it stops at byte {recording.stopped_at} of "
+            f"{recording.size}, {recording.duration:.2f} s in (the session did not close: "
+            "a crash or a kill); what the program did after that was never recorded")
 
 
 Perturb = Perturbation | str | int | None

@@ -41,12 +41,13 @@ TRACE_CSS = f"""\
 #failure:not(:empty) {{ border-left: 4px solid #d33; background: #fff3f3; padding: .3em .6em;
   margin: .4em 0; }}
 #failure .h {{ font-weight: 600; }}
-#pair {{ display: flex; gap: .6em; margin: .5em 0; }}
-.pane {{ flex: 1 1 0; min-width: 0; }}
+#pair {{ display: flex; flex-wrap: wrap; gap: .6em; margin: .5em 0; }}
+.pane {{ flex: 1 1 auto; min-width: 0; }}
 .cap {{ font: 12px monospace; color: #444; }}
 .term {{ position: relative; white-space: pre; font: 11px/14px 'DejaVu Sans Mono',
   'Liberation Mono', Menlo, Consolas, monospace; background: {DEFAULT_BG};
-  color: {DEFAULT_FG}; padding: 6px; overflow-x: auto; }}
+  color: {DEFAULT_FG}; padding: 6px; overflow-x: auto; box-sizing: border-box;
+  max-width: 100%; }}
 .term .chg {{ background-color: #5a4a00; box-shadow: inset 0 -2px #ffd000; }}
 .term .outline {{ position: absolute; border: 2px solid #ff4040; box-sizing: border-box;
   pointer-events: none; min-width: 4px; }}
@@ -150,7 +151,10 @@ TRACE_SCRIPT = """
       part.appendChild(o);
     });
     target.replaceChildren(part);
-    target.style.minWidth = String(frame.w | 0) + "ch";
+    // As big as the terminal, padding and all (border-box), blank last rows
+    // too: an outline never pushes a scroller into the screen.
+    target.style.width = "calc(" + String(frame.w | 0) + "ch + 12px)";
+    target.style.minHeight = String(14 * frame.r.length + 12) + "px";
     target.setAttribute("data-frame", String(index));
     target.setAttribute("data-t", String(frame.t));
   }
