@@ -31,8 +31,6 @@ from test_codegen import _check_generated, _record
 import termsim
 from termsim import InputReady, Quiet, Recording, Text
 from termsim.codegen import generate
-from termsim.events import End
-from termsim.recording.format import RecordingWriter
 
 REPLY = "The answer is 42.\nAsk me anything else."
 REPLY_END = "⏺ Ask me anything else."
@@ -248,20 +246,6 @@ def test_the_same_recording_gives_the_same_file_whatever_path_says(tmp_path: Pat
     assert outputs[0].decode().rstrip("\n") == generate(str(recording)).rstrip("\n")
 
 
-def _with_spawn_env(path: Path, out: Path, spawn_env: dict[str, str | None]) -> Path:
-    """``path`` rewritten by the recording writer with a header that says
-    which variables the test gave ``spawn(env=...)``, as the recorder is
-    to write it (``spawn_env``; today's writes only the allowlisted ``env``)."""
-    recorded = Recording.open(path)
-    writer = RecordingWriter(out, {**recorded.header, "spawn_env": spawn_env})
-    for event in recorded.events:
-        if isinstance(event, End):
-            writer.close(event.t, event.how)
-            break
-        writer.write(event)
-    return out
-
-
 async def _show_env(term: termsim.Driver) -> None:
     await term.wait_for(Text("ready> "))
     await term.type("x\n")
@@ -281,14 +265,16 @@ def test_the_environment_the_test_set_is_written_into_the_spawn(
 
     # Any other the test set, from the header's spawn_env: the value where
     # it is kept; where it is withheld, the test needs it set, and says so.
-    monkeypatch.setenv("MYAGENT_API_KEY", "sk-test")
-    plain = tmp_path / "lines.tsr"
+    # The recorder keeps them (live, not made up): the secret's name only.
+    monkeypatch.delenv("MYAGENT_API_KEY", raising=False)
+    recording = tmp_path / "lines.tsr"
     anyio.run(functools.partial(
-        _record, program("showenv.py", "?MYAGENT_API_KEY", "MYAGENT_REPLY_LINES"), plain,
+        _record, program("showenv.py", "?MYAGENT_API_KEY", "MYAGENT_REPLY_LINES"), recording,
         _show_env, env={**inherited_env("MYAGENT_"), "MYAGENT_REPLY_LINES": "30",
                         "MYAGENT_API_KEY": "sk-test"}))
-    recording = _with_spawn_env(plain, tmp_path / "spawned.tsr",
-                                {"MYAGENT_REPLY_LINES": "30", "MYAGENT_API_KEY": None})
+    header = termsim.Recording.open(recording).header
+    assert header["spawn_env"] == {"MYAGENT_API_KEY": None, "MYAGENT_REPLY_LINES": "30"}
+    monkeypatch.setenv("MYAGENT_API_KEY", "sk-test")
     source = generate(str(recording))
     assert '"MYAGENT_REPLY_LINES": "30"' in source and "sk-test" not in source
     _check_generated(pytester, recording, runs=1)
