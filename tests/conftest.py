@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
+import shutil
 import signal
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -90,3 +94,28 @@ def configured_env(repl_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
     config.mkdir(parents=True)
     (config / "config.json").write_text('{"theme": "dark"}\n')
     return repl_env
+
+
+#: Headless Chromium, for the tests of the HTML pages (None: not installed).
+CHROMIUM = shutil.which("chromium")
+
+
+def trace_bench() -> ModuleType:
+    """``benchmarks/bench_trace_page.py``, whose Chromium driver the tests
+    of the trace page share (a script, not a package: loaded by path)."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_trace_page", ROOT / "benchmarks" / "bench_trace_page.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Any:
+    """A headless Chromium of the test's own, closed after it."""
+    opened = trace_bench().Chromium(str(tmp_path / "profile"))
+    try:
+        yield opened
+    finally:
+        opened.close()

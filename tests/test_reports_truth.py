@@ -17,15 +17,13 @@ counted.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, program
+from conftest import CHROMIUM, program, trace_bench
 
 import termsim
 from termsim import Recording, Text, WaitTimeout
@@ -308,21 +306,8 @@ async def test_a_query_the_program_moved_past_is_not_in_the_error() -> None:
 
 # -- the trace page's width -------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium")
-_spec = importlib.util.spec_from_file_location(
-    "bench_trace_page", ROOT / "benchmarks" / "bench_trace_page.py")
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+bench = trace_bench()
 
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Any:
-    opened = bench.Chromium(str(tmp_path / "profile"))
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs chromium (apt-get install chromium)")

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import CHROMIUM, trace_bench
 from readme import block
 
 from termsim import Recording
@@ -22,13 +21,7 @@ from termsim.report.steps_text import steps_markdown
 ROOT = Path(__file__).resolve().parent.parent
 BOOT_HANG = ROOT / "recordings" / "boot-hang.tsr"
 PASSING = ROOT / "recordings" / "passing.tsr"
-CHROMIUM = shutil.which("chromium")
-
-_spec = importlib.util.spec_from_file_location(
-    "bench_trace_page", ROOT / "benchmarks" / "bench_trace_page.py")
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+bench = trace_bench()
 
 
 # -- the model and the text ------------------------------------------------------------
@@ -111,14 +104,6 @@ def test_show_steps_as_text_and_json(capsys: pytest.CaptureFixture[str]) -> None
 
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs chromium")
 
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Any:
-    opened = bench.Chromium(str(tmp_path / "profile"))
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def open_page(browser: Any, page: Path, fragment: str = "") -> None:
