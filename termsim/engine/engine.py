@@ -35,6 +35,18 @@ the program has provably written something since (``answered``). Input
 written while the tty was cooked counts from the write (the line discipline
 echoes it at once), as does a resize.
 
+**Screens before the wait.** A program may read a key and draw several
+frames before the test's wait has started (the reader and the test are
+separate tasks). From an input until the next wait, settled screens are
+kept (``KEPT_SCREENS`` at most), and a wait with ``since=`` looks at them
+first, in order, each counting only if drawn after the read: so a
+``Sequence`` sees every frame whichever task ran first.
+
+**The end of a recording.** A replay knows nothing past its recording's end
+(the recorded test's close, or the file's last event); a wait still pending
+there fails then (:class:`~termsim.RecordingEnded`), never after silence
+the program did not keep.
+
 **Timers.** Besides screens, time decides three things: a screen left open
 settles, :class:`~termsim.Quiet` holds once output has paused, and a wait
 with ``stall=`` fails as soon as the program sits reading keys with nothing
@@ -46,9 +58,9 @@ The three interlock (a timer settles a screen that a since-mark may not
 count yet), so their code stays here together; the contract with sources
 (``source``), the books of reads (``causality``), a wait's near misses and
 errors (``waits``) and the film strip (``film``) live apart. That is why
-this module passes 500 lines by a few: what is left is the one loop that
-keeps the guarantees above, and splitting it would put half of a rule in
-another file.
+this module is near 600 lines: what is left is the one loop that keeps the
+guarantees above, and splitting it would put half of a rule in another file
+(issue 36 takes the screen's state apart first).
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ mode = 0
 try:
     screen.render(picker_frame(mode))
     if SETTLE:
-        time.sleep(SETTLE)  # still starting: what was typed meanwhile is lost
+        time.sleep(SETTLE)  # sync-ok: a slow start, whose early keys are lost
         termios.tcflush(fd, termios.TCIFLUSH)
     while True:
         key = os.read(fd, 64)

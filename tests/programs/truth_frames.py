@@ -33,7 +33,7 @@ def frames() -> None:
         if k % EVERY == 0:
             said += b"\x1b]2;step %d\x07" % k
         os.write(1, said + b"\r\x1b[K" + (b"frame %03d " % k).ljust(WIDTH, b"="))
-        time.sleep(PAUSE)
+        time.sleep(PAUSE)  # sync-ok: the program under test draws at a pace of its own
     os.write(1, b"\r\nidle> ")
 
 
