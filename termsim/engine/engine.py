@@ -60,7 +60,7 @@ count yet), so their code stays here together; the contract with sources
 errors (``waits``) and the film strip (``film``) live apart. That is why
 this module is near 600 lines: what is left is the one loop that keeps the
 guarantees above, and splitting it would put half of a rule in another file
-(issue 36 takes the screen's state apart first).
+(the screen's own state would come apart from it first).
 """
 
 from __future__ import annotations
