@@ -24,6 +24,7 @@ import argparse
 import io
 import math
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -66,6 +67,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RecordingError, TermsimError) as exc:
         say(f"termsim {args.command}: {exc}", err=True)
         return 1
+    except BrokenPipeError:
+        # The reader went away (`termsim profiles | head`): nothing more to
+        # say, as any Unix tool; the exit status a shell gives one SIGPIPE ended.
+        # (stdout points at nothing now, so that Python's own flush at exit
+        # does not fail a second time.)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         say(f"termsim {args.command}: {where}{exc.strerror or exc}", err=True)

@@ -10,6 +10,7 @@ any listener.
 
 from __future__ import annotations
 
+import inspect
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -179,7 +180,8 @@ class Driver(ABC):
         """
         __tracebackhide__ = True
         return await self.engine.wait_for(
-            predicate, timeout=self.timeout if timeout is None else timeout, since=since,
+            predicate, timeout=self.timeout if timeout is None else timeout,
+            since=checked_since(since),
             stall=self.stall if stall is None else stall,
             ignore=self.ignore if ignore is None else ignored_regions(ignore),
         )
@@ -208,7 +210,8 @@ class Driver(ABC):
         :class:`GoldenMissing`; ``pytest --termsim-update`` writes goldens.
         """
         __tracebackhide__ = True
-        return await expect_screen(self.engine, expected, golden=golden, since=since,
+        return await expect_screen(self.engine, expected, golden=golden,
+                                   since=checked_since(since),
                                    timeout=self.timeout if timeout is None else timeout,
                                    stall=self.stall if stall is None else stall, region=region,
                                    mask=mask, styles=styles, cursor=cursor,
@@ -227,7 +230,7 @@ class Driver(ABC):
         in reading order: the rows that scrolled off the top (the last 1,000),
         then the screen, with no escape sequences. For a reply longer than
         the screen. In a wait, ``Region.transcript()`` reads the same text."""
-        return self.engine.transcript(since)
+        return self.engine.transcript(checked_since(since))
 
     def input_ready(self) -> bool | None:
         """Whether the program reads keys in raw mode right now (None: unknown).
@@ -340,8 +343,28 @@ class Driver(ABC):
     @surface
     async def send(self, data: bytes, *, secret: bool = False) -> Mark:
         """Send raw bytes, exactly as given."""
+        if not isinstance(data, bytes | bytearray | memoryview):
+            hint = (f"type({_short(data)}) types text as keys, or send it encoded: "
+                    f"send({_short(data)}.encode())" if isinstance(data, str) else
+                    "give the bytes to write")
+            raise ArgumentError(f"send() takes bytes, not {type(data).__name__}: {hint}")
         label = f"bytes {REDACTED}" if secret else f"bytes {_short(data)}"
         return await self._send_input(bytes(data), label, keys=False, secret=secret)
+
+
+def checked_since(since: object) -> Mark | None:
+    """``since=`` as a wait takes it: a :class:`Mark` or None. The common
+    slip (``mark = term.press("enter")`` without ``await``) gives a
+    coroutine, and says so, instead of failing deep in the engine."""
+    if since is None or isinstance(since, Mark):
+        return since
+    if inspect.iscoroutine(since):
+        since.close()  # it will never run: no "never awaited" warning on top
+        raise ArgumentError(
+            "since= got a coroutine, not a Mark: the input was never sent, because the call "
+            "that makes the mark was not awaited (write `mark = await term.press(...)`)")
+    raise ArgumentError(f"since= takes the Mark that type(), press(), send() or "
+                        f"resize() returned, not {type(since).__name__}: {since!r}")
 
 
 def _short(value: str | bytes, limit: int = 40) -> str:

@@ -256,7 +256,14 @@ class Recording:
             if MAGIC.startswith(data):
                 raise RecordingError("the file is empty or cut inside its signature",
                                      path=path, offset=len(data))
-            raise RecordingError("not a termsim recording (bad signature)", path=path, offset=0)
+            hint = ""
+            if data.lstrip()[:1] == b"{" and b'"version"' in data[:200]:
+                # An asciinema file, renamed: asciicast v1 is one JSON object,
+                # v2 and v3 a JSON header line.
+                hint = (": it looks like an asciicast (asciinema's format); convert it with "
+                        "`termsim import CAST.cast -o REC.tsr`")
+            raise RecordingError(f"not a termsim recording (bad signature){hint}", path=path,
+                                 offset=0)
         reader = _RecordReader(data, len(MAGIC), path)
         records = iter(reader)
         first = next(records, None)
