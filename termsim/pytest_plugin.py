@@ -151,6 +151,23 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_Summary(config), "termsim-summary")
     if config.getoption("--termsim-keep") != "none":
         _check_directory(config)
+    _check_variant(config)
+
+
+def _check_variant(config: pytest.Config) -> None:
+    """A ``--termsim-shake-variant`` that cannot be read is one usage error at
+    start-up, not a traceback in every test that would be shaken."""
+    given = config.getoption("--termsim-shake-variant")
+    if given is None:
+        return
+    from .replay.shake import parse_variants
+
+    try:
+        parse_variants(given)
+    except (ValueError, TermsimError) as exc:
+        raise pytest.UsageError(
+            f"--termsim-shake-variant={given!r}: {exc} (copy the variant a shake failure "
+            "prints, e.g. --termsim-shake-variant='split 29')") from None
 
 
 def _check_directory(config: pytest.Config) -> None:

@@ -71,3 +71,27 @@ def test_a_closed_pipe_ends_a_command_quietly() -> None:
         os.close(write)
     assert done.stderr == b""
     assert done.returncode == 141  # as a shell reports a command that SIGPIPE ended
+
+
+async def test_a_key_pressed_after_the_block_says_where_input_goes(tmp_path: Path) -> None:
+    path = tmp_path / "echo.tsr"
+    async with termsim.spawn(program("rawecho.py"), record=path) as term:
+        await term.wait_for(Text("READY"), timeout=10)
+    with pytest.raises(termsim.SessionClosed, match=r"cannot send key enter: the session "
+                       r"is closed \(its `async with` block has ended.*inside the block"):
+        await term.press("enter")
+    with pytest.raises(termsim.SessionClosed, match=r"cannot send resize 10x5: the session"):
+        await term.resize(10, 5)
+    async with termsim.replay(path) as replayed:
+        await replayed.wait_for(Text("READY"), timeout=10)
+    with pytest.raises(termsim.SessionClosed, match=r"cannot send typed 'x': the session is"):
+        await replayed.type("x")
+
+
+def test_a_mistyped_shake_variant_is_one_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_one="def test_nothing():\n    pass\n")
+    result = pytester.runpytest("--termsim-shake-variant=splt 29")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert err.count("not a perturbation: 'splt 29'") == 1, err
+    assert "Traceback" not in err + result.stdout.str()

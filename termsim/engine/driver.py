@@ -23,7 +23,7 @@ from ..emulator.mouse import Mouse
 from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
 from ..emulator.terminal import Terminal
-from ..errors import ArgumentError, surface, warn
+from ..errors import ArgumentError, SessionClosed, surface, warn
 from ..events import Event, Note, Warned, stamp
 from ..recording.redact import REDACTED
 from .activity import Ignore, ignored_regions
@@ -104,6 +104,20 @@ class Driver(ABC):
     @abstractmethod
     async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
         """Deliver one input; return its mark."""
+
+    def _closed_error(self, what: str) -> SessionClosed:
+        """Why ``what`` (an input, a resize) cannot go to the program now, and
+        what to do instead: the commonest case is a key pressed after the
+        ``async with`` block ended."""
+        if self.engine.closed:
+            return SessionClosed(
+                f"cannot send {what}: the session is closed (its `async with` block has "
+                "ended, or aclose() was called); send input inside the block")
+        status = self.engine.exit_status
+        return SessionClosed(
+            f"cannot send {what}: the program has exited"
+            f"{f' with status {status}' if status is not None else ''}; "
+            "`await term.wait_exit()` says when, and the screen what it showed last")
 
     @abstractmethod
     async def resize(self, cols: int, rows: int) -> Mark:

@@ -277,7 +277,7 @@ class Session(Driver):
 
     async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
         if self._closed or self._pty.fd < 0:
-            raise SessionClosed("the session is closed")
+            raise self._closed_error(label)
         wait = self._hold_until - self._pty.now()
         if wait > 0:
             await anyio.sleep(wait)  # protocol timing: ESC must stand alone
@@ -318,7 +318,7 @@ class Session(Driver):
     async def resize(self, cols: int, rows: int) -> Mark:
         """Resize the screen and the PTY; the program gets SIGWINCH."""
         if self._pty.proc is None or self._closed:
-            raise SessionClosed("the session is closed")
+            raise self._closed_error(f"resize {cols}x{rows}")
         if self._recorder is not None and not (1 <= cols <= MAX_SIZE and 1 <= rows <= MAX_SIZE):
             raise ArgumentError(f"resize({cols}, {rows}): a recorded screen is at most "
                                 f"{MAX_SIZE}x{MAX_SIZE} (a reader refuses larger ones)")

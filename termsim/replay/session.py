@@ -35,7 +35,7 @@ from ..engine.driver import Driver
 from ..engine.engine import Engine
 from ..engine.playback import terminal_for
 from ..engine.source import Mark
-from ..errors import ArgumentError, ReplayDivergence, SessionClosed, surface, surface_sync
+from ..errors import ArgumentError, ReplayDivergence, surface, surface_sync
 from ..events import (
     Event,
     Exit,
@@ -232,7 +232,7 @@ class ReplaySession(Driver):
     async def _catch_up_to(self, kind: type[Input] | type[Resize], label: str) -> Event | None:
         """Apply the events before the next ``kind`` event; return it (consumed)."""
         if self._closed:
-            raise SessionClosed("the replay is closed")
+            raise self._closed_error(label)
         j = self._next
         while j < len(self._events) and not isinstance(self._events[j], kind):
             j += 1
