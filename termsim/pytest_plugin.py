@@ -317,6 +317,11 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     return (yield from _recorded_call(item))
 
 
+#: The marks by which a plugin runs an async test (anyio's, pytest-asyncio's,
+#: pytest-trio's).
+_ASYNC_MARKERS = ("anyio", "asyncio", "trio")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
     """Carry termsim's settings (set around the call, above) into the task
@@ -328,6 +333,14 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, o
     test = pyfuncitem.obj
     if not inspect.iscoroutinefunction(test):
         return (yield)
+    if not any(pyfuncitem.get_closest_marker(name) for name in _ASYNC_MARKERS) \
+            and "anyio_backend" not in pyfuncitem.funcargs:
+        # Without a runner pytest says only "install a suitable plugin",
+        # though anyio's, which termsim's tests run on, is installed.
+        pytest.fail(
+            f"{pyfuncitem.name} is an async test, and nothing runs it: mark it for anyio's "
+            "pytest plugin (installed with termsim), `pytestmark = pytest.mark.anyio` at the "
+            "top of the module or `@pytest.mark.anyio` on the test", pytrace=False)
     pyfuncitem.obj = settings.carried(test, settings.current())
     try:
         return (yield)

@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Self
 
+import anyio
+
 from ..emulator.hygiene import Leftover
 from ..emulator.keys import key_bytes, key_events
 from ..emulator.mouse import Mouse
@@ -364,6 +366,19 @@ class Driver(ABC):
             raise ArgumentError(f"send() takes bytes, not {type(data).__name__}: {hint}")
         label = f"bytes {REDACTED}" if secret else f"bytes {_short(data)}"
         return await self._send_input(bytes(data), label, keys=False, secret=secret)
+
+
+def require_event_loop(call: str) -> None:
+    """A session lives on an event loop: ``spawn``/``replay`` called from
+    plain code say how to call them, where anyio would raise its
+    ``NoEventLoopError`` from deep inside the session's construction."""
+    try:
+        anyio.get_current_task()
+    except RuntimeError:
+        raise ArgumentError(
+            f"termsim.{call}() needs a running event loop: use `async with termsim.{call}(...) "
+            "as term:` in an async test (marked `pytest.mark.anyio`) or in a coroutine run "
+            "by anyio.run() or asyncio.run()") from None
 
 
 def checked_since(since: object) -> Mark | None:

@@ -33,7 +33,7 @@ from ..emulator.grammar import Scanner
 from ..emulator.profiles import TERMINAL_VARIABLES, Profile, profile_named
 from ..emulator.region import Region
 from ..emulator.terminal import Policy, Terminal
-from ..engine.driver import Driver
+from ..engine.driver import Driver, require_event_loop
 from ..engine.engine import Engine
 from ..engine.redaction import TerminalShadow, typed
 from ..engine.settings import matrix_defaults, recording_path_for, substitute_for
@@ -426,6 +426,7 @@ def spawn(argv: Command, **options: Any) -> Session:
     block raises :class:`termsim.TerminalLeftDirty` naming them; None: as
     the runner says (``pytest --termsim-hygiene``, :func:`termsim.check_hygiene`).
     """
+    require_event_loop("spawn")
     args = check_argv(argv)
     matrix = matrix_defaults()
     if matrix is not None:
