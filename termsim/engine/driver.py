@@ -369,9 +369,10 @@ class Driver(ABC):
 
 
 def require_event_loop(call: str) -> None:
-    """A session lives on an event loop: ``spawn``/``replay`` called from
-    plain code say how to call them, where anyio would raise its
-    ``NoEventLoopError`` from deep inside the session's construction."""
+    """A live session lives on an event loop from its construction:
+    ``spawn`` called from plain code says how to call it, where anyio would
+    raise its ``NoEventLoopError`` from deep inside. (A replay may be made
+    first and entered in a loop later.)"""
     try:
         anyio.get_current_task()
     except RuntimeError:

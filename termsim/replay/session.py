@@ -31,7 +31,7 @@ import anyio
 
 from ..emulator.region import Region
 from ..emulator.xterm import printable
-from ..engine.driver import Driver, require_event_loop
+from ..engine.driver import Driver
 from ..engine.engine import Engine
 from ..engine.playback import terminal_for
 from ..engine.source import Mark
@@ -406,6 +406,5 @@ def replay(
     ``hygiene``: fail when the recorded program exited leaving modes on, as
     in :func:`spawn`.
     """
-    require_event_loop("replay")
     return ReplaySession(Recording.open(path), speed=speed, strict=strict, timeout=timeout,
                          stall=stall, perturb=perturb, hygiene=hygiene, ignore=ignore)
