@@ -183,6 +183,10 @@ async def test_a_golden_from_a_replay_is_the_golden_from_the_live_run(
         await term.wait_for(termsim.CursorAfter("❯ ") & termsim.InputReady(), timeout=30)
         await term.type("hello")
         mark = await term.press("enter")
+        # The golden is the screen once it has stayed the same for 0.5 s: a
+        # loaded machine can hold the program that long before its reply, so
+        # the reply is awaited first.
+        await term.wait_for(termsim.Text("assistant: done"), since=mark, timeout=30)
         await term.expect_screen(golden="after-reply", since=mark, styles=True, timeout=30)
         await term.press("ctrl+d")
         await term.wait_exit(timeout=10)

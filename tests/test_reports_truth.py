@@ -170,7 +170,12 @@ async def test_many_screens_and_signals_left_out_are_each_counted(tmp_path: Path
         film = failure.film
         assert timeline(film) == sorted(timeline(film)), film
         lines, more = signals_said(film)
-        assert more > 0 and len(lines) + more == len(said), film
+        assert more > 0, film
+        if failure is replayed:
+            # Exact on the replay's clock. Live, output read just before the
+            # wait began may be applied after it: its signals are in the
+            # strip, not in the recording's span of the wait.
+            assert len(lines) + more == len(said), film
     film = replayed.film
     assert film.count(" screen (") + left_out(film) == len(outputs), film
 
