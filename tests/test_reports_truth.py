@@ -96,8 +96,9 @@ async def replayed_fail(path: Path, *, auto: bool) -> tuple[WaitTimeout, list[Ou
 
 
 def titles_in(outputs: list[Output]) -> list[str]:
-    return [f"title '{m.decode()}'" for e in outputs for m in re.findall(rb"\x1b]2;([^\x07]*)\x07",
-                                                                        e.data)]
+    # Over the bytes joined: a read may end inside a title.
+    joined = b"".join(e.data for e in outputs)
+    return [f"title '{m.decode()}'" for m in re.findall(rb"\x1b]2;([^\x07]*)\x07", joined)]
 
 
 async def test_after_an_input_the_strip_is_in_time_order_and_counts_every_screen(
@@ -166,7 +167,11 @@ async def test_many_screens_and_signals_left_out_are_each_counted(tmp_path: Path
         await term.press("q")
     replayed, outputs = await replayed_fail(path, auto=True)
     for failure, during in (live, recorded_span(path)), (replayed, outputs):
-        said = titles_in(during) + ["bell" for e in during if e.data.startswith(b"\x07")]
+        titles = titles_in(during)
+        # Every BEL but those that end a title (a read may merge the bell
+        # with the frame before it, so it need not start one).
+        bells = sum(e.data.count(b"\x07") for e in during) - len(titles)
+        said = titles + ["bell"] * bells
         film = failure.film
         assert timeline(film) == sorted(timeline(film)), film
         lines, more = signals_said(film)
