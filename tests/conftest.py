@@ -52,6 +52,17 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytest's own, run as a user's terminal would show it. With CI (or
+    BUILD_NUMBER) set, as on a CI machine, pytest prints each failure's
+    whole message again in its short summary, and a test that counts what
+    an inner run printed would count it twice."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("BUILD_NUMBER", raising=False)
+    return pytester
+
+
 def inherited_env(*drop_prefixes: str) -> dict[str, str]:
     """This process's environment for a child, minus what would change what
     the child draws: TERM (termsim emulates xterm-256color, whatever the CI
