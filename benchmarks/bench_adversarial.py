@@ -7,7 +7,7 @@ promise (marks piled on one cell, floods of bells, of shell marks, of
 titles, of distinct palette indexes and unknown sequences, endless strings,
 random bytes...), ``--mb`` megabytes long (default 10). Each is fed in a
 new process (so that its peak RSS is its own) into a fresh
-``termsim.Terminal(80, 24)``, in 4096-byte chunks read from a file, with a
+``termsim.emulator.Terminal(80, 24)``, in 4096-byte chunks read from a file, with a
 snapshot (``terminal.screen``) after every chunk, as a session with a
 pending wait takes one; the text cases run again with
 ``Emulation(graphemes=True)``. Printed per case: MB/s (the feed's CPU
@@ -227,9 +227,9 @@ def hwm():
     # would count the parent's from before the fork).
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
-from termsim import Emulation
+from termsim.emulator import Emulation, Terminal
 path, graphemes = sys.argv[1], sys.argv[2] == "1"
-terminal = termsim.Terminal(80, 24, emulation=Emulation(graphemes=True) if graphemes else None)
+terminal = Terminal(80, 24, emulation=Emulation(graphemes=True) if graphemes else None)
 terminal.screen
 base = hwm()
 fed = 0

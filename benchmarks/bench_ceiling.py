@@ -6,7 +6,7 @@ Issue "Speed, round two" asks for SGR-dense colour (``sgr.bin``: an SGR
 change every 1-5 printed characters) at 4x bare pyte, and the
 prompt_toolkit stream at 6x. This script measures, side by side in one run,
 alternating, medians of ``--reps``, bare pyte (``pyte.ByteStream`` into
-``pyte.Screen(80, 24)``), termsim (``termsim.Terminal(80, 24)``) and loops
+``pyte.Screen(80, 24)``), termsim (``termsim.emulator.Terminal(80, 24)``) and loops
 that do only a part of the work, as fast as Python allows: upper bounds,
 not designs (no wrapping, scrolling, erasing, wide characters, queries or
 SGR semantics).
@@ -73,7 +73,7 @@ def run_pyte(data: bytes) -> float:
 
 
 def run_termsim(data: bytes) -> float:
-    term = termsim.Terminal(80, 24)
+    term = termsim.emulator.Terminal(80, 24)
     t0 = time.perf_counter()
     for i in range(0, len(data), CHUNK):
         term.feed(data[i:i + CHUNK])

@@ -1,8 +1,8 @@
-"""Feed throughput and snapshot cost: termsim.Terminal against bare pyte.
+"""Feed throughput and snapshot cost: termsim.emulator.Terminal against bare pyte.
 
 1. Throughput. Each workload of ``benchmarks/data/`` (``make_streams.py``)
    is fed in 4096-byte chunks into a fresh ``pyte.Screen(80, 24)`` with a
-   ``pyte.ByteStream``, and into a fresh ``termsim.Terminal(80, 24)``;
+   ``pyte.ByteStream``, and into a fresh ``termsim.emulator.Terminal(80, 24)``;
    the two alternate (their order flips every repetition), five repetitions
    each, and the median MB/s of each is reported with the ratio
    termsim/pyte (above 1: termsim is faster). termsim's time includes
@@ -104,7 +104,7 @@ def run_pyte(chunks: list[bytes], clock: Callable[[], float] = time.perf_counter
     return clock() - t0, screen, errors
 
 
-def all_cells(terminal: termsim.Terminal) -> None:
+def all_cells(terminal: termsim.emulator.Terminal) -> None:
     """Make every cell of the screen, as a test reading styles would."""
     snap = terminal.screen
     for row in range(snap.rows):
@@ -112,8 +112,8 @@ def all_cells(terminal: termsim.Terminal) -> None:
 
 
 def run_termsim(chunks: list[bytes], clock: Callable[[], float] = time.perf_counter,
-                ) -> tuple[float, termsim.Terminal]:
-    terminal = termsim.Terminal(80, 24)
+                ) -> tuple[float, termsim.emulator.Terminal]:
+    terminal = termsim.emulator.Terminal(80, 24)
     gc.collect()
     t0 = clock()
     for chunk in chunks:
@@ -126,7 +126,7 @@ def run_termsim_warm(chunks: list[bytes], clock: Callable[[], float] = time.perf
                      ) -> float:
     """The second pass of the stream through one terminal: what a long
     session costs once the sequences it repeats have been met."""
-    terminal = termsim.Terminal(80, 24)
+    terminal = termsim.emulator.Terminal(80, 24)
     for chunk in chunks:
         terminal.feed(chunk)
     gc.collect()
@@ -137,7 +137,7 @@ def run_termsim_warm(chunks: list[bytes], clock: Callable[[], float] = time.perf
     return clock() - t0
 
 
-def screen_diff(pyte_screen: pyte.Screen, terminal: termsim.Terminal) -> list[str]:
+def screen_diff(pyte_screen: pyte.Screen, terminal: termsim.emulator.Terminal) -> list[str]:
     """Rows whose text differs, as printable lines (empty when identical)."""
     ours = [line.rstrip() for line in terminal.screen.lines]
     theirs = [line.rstrip() for line in pyte_screen.display]
@@ -156,7 +156,7 @@ def explain_alternate(data: bytes) -> list[str]:
         return []
     screen = pyte.Screen(80, 24)
     stream = pyte.ByteStream(screen)
-    terminal = termsim.Terminal(80, 24)
+    terminal = termsim.emulator.Terminal(80, 24)
     for chunk in chunks_of(data[:leave]):
         try:
             stream.feed(chunk)
@@ -324,7 +324,7 @@ def snapshot_cost(iterations: int = SNAPSHOT_ITERATIONS) -> None:
             "nothing": lambda i: b"",
         }
         for label, payload in scenarios.items():
-            terminal = termsim.Terminal(cols, rows)
+            terminal = termsim.emulator.Terminal(cols, rows)
             screen = pyte.Screen(cols, rows)
             stream = pyte.ByteStream(screen)
             for setup in fills:  # start from a full screen
@@ -332,7 +332,7 @@ def snapshot_cost(iterations: int = SNAPSHOT_ITERATIONS) -> None:
                 stream.feed(setup)
             terminal.screen  # noqa: B018 - build the first snapshot outside the timing
 
-            def feed_ours(i: int, t: termsim.Terminal = terminal,
+            def feed_ours(i: int, t: termsim.emulator.Terminal = terminal,
                           p: Callable[[int], bytes] = payload) -> None:
                 t.feed(p(i))
 

@@ -37,7 +37,7 @@
    and shown as a share of the unrecorded child's time: the slowdown of the
    read loop that the recorder alone explains (a floor: offline, the caches
    are warm and nothing else runs between two events).
-3. Reading back. ``termsim.Recording.open(path)`` on each recorded file
+3. Reading back. ``termsim.files.Recording.open(path)`` on each recorded file
    (``gc.collect()`` first); median MB/s of the file size.
 4. Size. The ``.tsr`` file against its asciicast v2 export
    (``termsim.report.asciicast.export_asciicast(recording, out, version=2)``).
@@ -134,7 +134,7 @@ class Run:
 async def session(mb: float, record: str | None) -> Run:
     seen = 0
 
-    def count(event: termsim.Event) -> None:
+    def count(event: termsim.files.Event) -> None:
         nonlocal seen
         if isinstance(event, Output):
             seen += len(event.data)
@@ -167,18 +167,18 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def check_file(run: Run) -> tuple[float, int, int, termsim.Recording]:
+def check_file(run: Run) -> tuple[float, int, int, termsim.files.Recording]:
     """Read the recording back: (seconds to open, output bytes in it, events, recording)."""
     assert run.path is not None
     gc.collect()
     t0 = time.perf_counter()
-    recording = termsim.Recording.open(run.path)
+    recording = termsim.files.Recording.open(run.path)
     seconds = time.perf_counter() - t0
     output = sum(len(e.data) for e in recording.of_type(Output))
     return seconds, output, len(recording.events), recording
 
 
-def rewrite_cost(recording: termsim.Recording, path: str) -> float:
+def rewrite_cost(recording: termsim.files.Recording, path: str) -> float:
     """Seconds to write every event of ``recording`` again with a fresh writer.
 
     That is the recorder's share of a recorded run (msgpack, CRC-32, one

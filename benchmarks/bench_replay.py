@@ -124,7 +124,7 @@ class Turn:
         return Text(f"assistant: thinking about '{self.text}'") & Text(LAST_LINE) & SLEEPING
 
 
-def split_template(recording: termsim.Recording) -> tuple[
+def split_template(recording: termsim.files.Recording) -> tuple[
         list[ev.Event], list[list[ev.Event]], list[ev.Event]]:
     """Boot events, each turn's events (its first key up to the next turn's), the end."""
     events = [e for e in recording.events
@@ -148,7 +148,7 @@ def split_template(recording: termsim.Recording) -> tuple[
 
 def build(template: str, out: str, minutes: float, seed: int = 1) -> list[Turn]:
     """Write the long recording; return the turns a replay must type."""
-    recording = termsim.Recording.open(template)
+    recording = termsim.files.Recording.open(template)
     boot, turns, end = split_template(recording)
     turn_first = [first_input_index(recording.events, turn) for turn in turns]
     rng = random.Random(seed)
@@ -284,8 +284,8 @@ async def replay_exit_only(path: str) -> None:
 
 
 def feed_only(path: str) -> None:
-    recording = termsim.Recording.open(path)
-    terminal = termsim.Terminal(recording.cols, recording.rows)
+    recording = termsim.files.Recording.open(path)
+    terminal = termsim.emulator.Terminal(recording.cols, recording.rows)
     for e in recording.of_type(ev.Output):
         terminal.feed(e.data)
 
@@ -315,7 +315,7 @@ def main() -> int:
             print(f"template recorded live in {time.perf_counter() - t0:.1f} s")
         path = args.keep or os.path.join(tmp, "ten-minutes.tsr")
         turns = build(template, path, args.minutes)
-        recording = termsim.Recording.open(path)
+        recording = termsim.files.Recording.open(path)
         kinds: dict[str, int] = {}
         for e in recording.events:
             kinds[type(e).__name__] = kinds.get(type(e).__name__, 0) + 1
@@ -332,7 +332,7 @@ def main() -> int:
             jobs = [
                 ("interactive", lambda: anyio.run(replay_interactive, path, turns)),
                 ("exit only", lambda: anyio.run(replay_exit_only, path)),
-                ("Recording.open", lambda: termsim.Recording.open(path)),
+                ("Recording.open", lambda: termsim.files.Recording.open(path)),
                 ("feed only", lambda: feed_only(path)),
             ]
             if rep % 2:

@@ -159,7 +159,7 @@ async def one_session(result: Result, home: Path, opts: Options, t0: float) -> N
     argv = [sys.executable, str(APP)]
     await anyio.sleep(result.index * opts.stagger)  # spreading the starts, if asked
 
-    def watch(event: termsim.Event) -> None:
+    def watch(event: termsim.files.Event) -> None:
         if isinstance(event, termsim.events.Output) \
                 and b"cursor position requests" in event.data:
             result.cpr_warning = True
@@ -387,7 +387,7 @@ def _bare_first_output() -> float:
 async def _first_output_and_close() -> tuple[float, float]:
     first: list[float] = []
 
-    def watch(event: termsim.Event) -> None:
+    def watch(event: termsim.files.Event) -> None:
         if isinstance(event, termsim.events.Output) and not first:
             first.append(time.monotonic())
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_replay import record_template, template_body
 
 import termsim
-from termsim.replay.shake import Shaker
+from termsim.offline.shake import Shaker
 
 
 async def body(term: termsim.Driver) -> None:
@@ -60,7 +60,7 @@ def main() -> int:
             t0 = time.perf_counter()
             anyio.run(record_template, template)
             live = time.perf_counter() - t0
-        recording = termsim.Recording.open(template)
+        recording = termsim.files.Recording.open(template)
         shaker = Shaker([template], run_body, name="the template's test")
         t0 = time.perf_counter()
         baseline = shaker.replayable()

@@ -10,7 +10,7 @@ passed over, and a run it ends inside is found again on its own. These streams
 are nothing but such tokens, every few characters, so that what that costs
 shows; ``ptk.bin`` is the stream the fast path is for, beside them.
 
-Each stream is fed in 4096-byte chunks to a fresh ``termsim.Terminal(80,
+Each stream is fed in 4096-byte chunks to a fresh ``termsim.emulator.Terminal(80,
 24)``; the median of ``--reps`` runs, in milliseconds. With ``--previous``,
 the same runs of another termsim checkout (a git worktree of an older
 commit), in its own process, alternating with this one's.
@@ -53,7 +53,7 @@ def one_pass() -> dict[str, float]:
     out = {}
     for name, data in streams.items():
         chunks = [data[i:i + CHUNK] for i in range(0, len(data), CHUNK)]
-        terminal = termsim.Terminal(80, 24)
+        terminal = termsim.emulator.Terminal(80, 24)
         t0 = time.perf_counter()
         for chunk in chunks:
             terminal.feed(chunk)

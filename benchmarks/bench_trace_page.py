@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from termsim import Recording
 from termsim.events import Input, InputRead, Output, TtyMode, WaitEnded, WaitStarted
+from termsim.files import Recording
 from termsim.recording.format import RecordingWriter, make_header
 from termsim.report.html import recording_html
 

@@ -21,7 +21,7 @@ what one snapshot costs after a one-row change.
    full 80x24 screen of such lines, the time the nine extra predicates take
    per evaluation: what the engine adds per screen change for nine more
    waits (it builds one snapshot per change, whatever the number of waits).
-3. Snapshot cost. ``termsim.Terminal(80, 24)``, screen full of text; then
+3. Snapshot cost. ``termsim.emulator.Terminal(80, 24)``, screen full of text; then
    repeatedly a small feed that rewrites one row (a CUP and 20 characters),
    untimed, and ``time.perf_counter_ns()`` around ``terminal.screen``. Median
    and p90 of ``--snapshots`` builds; also after a feed that scrolls the
@@ -70,7 +70,7 @@ async def one_run(lines: int, waits: int) -> tuple[float, float, int]:
     """Wall and CPU seconds until the wait for THE END returned; PTY reads."""
     reads = 0
 
-    def count(event: termsim.Event) -> None:
+    def count(event: termsim.files.Event) -> None:
         nonlocal reads
         if isinstance(event, termsim.events.Output):
             reads += 1
@@ -99,7 +99,7 @@ async def never(term: termsim.Session, pred: termsim.Predicate) -> None:
 
 def predicate_cost(lines: int) -> tuple[float, float]:
     """Microseconds per evaluation: the target alone, and the nine others."""
-    terminal = termsim.Terminal(80, 24)
+    terminal = termsim.emulator.Terminal(80, 24)
     terminal.feed("".join(f"line {i}\r\n" for i in range(lines - 30, lines)).encode())
     snap = terminal.screen
     reps = 2000
@@ -118,7 +118,7 @@ def predicate_cost(lines: int) -> tuple[float, float]:
 
 def snapshot_cost(n: int) -> dict[str, tuple[float, float]]:
     """Median and p90 microseconds of ``terminal.screen`` after each kind of feed."""
-    terminal = termsim.Terminal(80, 24)
+    terminal = termsim.emulator.Terminal(80, 24)
     terminal.feed(b"".join(b"row %02d " % r + b"x" * 60 + b"\r\n" for r in range(23)))
     terminal.feed(b"row 23 " + b"x" * 60)
     terminal.screen  # noqa: B018 - the first snapshot builds every row

@@ -8,7 +8,7 @@ Six byte streams, as a program would write them to its terminal:
   pytest-like progress dots (``ESC[32m.ESC[0m``), bold red errors,
   256-colour (``38;5;n``) and 24-bit (``38;2;r;g;b``) runs, seeded random.
 * ``ptk.bin``: a real prompt_toolkit session: ``examples/agent_repl.py`` in a
-  PTY at 80x24, its CPR requests answered by a :class:`termsim.Terminal`;
+  PTY at 80x24, its CPR requests answered by a :class:`termsim.emulator.Terminal`;
   30 short lines typed a key at a time (each key after the previous one was
   echoed), each line's Enter sent after the previous reply finished, then
   Ctrl-D. The raw bytes read
@@ -275,7 +275,7 @@ class Recorder:
 
         self.proc = start(argv, env=env, cwd=None, cols=80, rows=24)
         self.fd = self.proc.fd
-        self.term = termsim.Terminal(80, 24)
+        self.term = termsim.emulator.Terminal(80, 24)
         self.raw = bytearray()
         self.eof = False
 

@@ -44,7 +44,7 @@ async def main() -> int:
             show("answered", await term.wait_for(ready, since=mark, timeout=10))
             await term.press("ctrl+d")
             status = await term.wait_exit(timeout=10)
-            cprs = sum(q.kind == "cpr" for q in term.terminal.queries)
+            cprs = sum(q.kind == "cpr" for q in term.queries)
             print(f"\nexit status {status}; {cprs} cursor position requests answered")
             return 0 if status == 0 else 1
 

@@ -27,8 +27,8 @@ def test_one_input(data: bytes) -> None:
         return
     cut = data[0] % len(data)
     body = data[1:]
-    whole = termsim.Terminal(40, 10)
-    split = termsim.Terminal(40, 10)
+    whole = termsim.emulator.Terminal(40, 10)
+    split = termsim.emulator.Terminal(40, 10)
     replies_whole = whole.feed(body)
     replies_split = split.feed(body[:cut]) + split.feed(body[cut:])
     if replies_whole != replies_split:

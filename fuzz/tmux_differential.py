@@ -35,7 +35,7 @@ from differential import (
 )
 from tmux_pane import tmux_available, tmux_server
 
-from termsim import Emulation
+from termsim.emulator import Emulation
 
 
 def main() -> int:

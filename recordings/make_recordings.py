@@ -44,7 +44,7 @@ async def record(name: str) -> None:
 
 def relocate(path: Path, argv: list[str]) -> None:
     """Rewrite the header so the committed file names no path on this machine."""
-    recording = termsim.Recording.open(path)
+    recording = termsim.files.Recording.open(path)
     header = dict(recording.header)
     header["argv"] = argv
     header["cwd"] = "."

@@ -23,18 +23,16 @@ session is a stream of :mod:`termsim.events`, which all of them speak.
   settings a runner makes around a test.
 * ``live``: a real program in a PTY (:func:`spawn`).
 * ``report``: HTML, SVG, asciicast, playing into a terminal.
-* ``replay``: sessions from recordings (:func:`replay`), and hunting flakes
+* ``offline``: sessions from recordings (:func:`replay`), and hunting flakes
   offline: variants of a recording, a test body run against them, two runs
   compared.
-* Edges: ``cli`` (the ``termsim`` command) and ``pytest_plugin``.
+* Edges: ``cli`` (the ``termsim`` command), ``pytest_plugin``, and the
+  public modules by audience: this one for test authors, ``runner``,
+  ``files`` and ``emulator`` (its ``__init__``) for the others.
 """
 
-from . import events
-from .emulator.emulation import Emulation
 from .emulator.hygiene import Leftover
-from .emulator.keys import key_bytes
 from .emulator.mouse import MouseOff
-from .emulator.profiles import PROFILES, Profile
 from .emulator.region import Region
 from .emulator.signals import (
     Command,
@@ -44,8 +42,8 @@ from .emulator.signals import (
     Signal,
     Signals,
 )
-from .emulator.snapshot import Cell, Cursor, Hyperlink, Modes, Run, Snapshot, Style
-from .emulator.terminal import QUERY_KINDS, Policy, Query, Terminal
+from .emulator.snapshot import Cell, Cursor, Hyperlink, Match, Modes, Place, Run, Snapshot, Style
+from .emulator.terminal import Query
 from .engine.cursor_predicates import CursorAfter, CursorAt, InputReady
 from .engine.driver import Driver
 from .engine.failures import (
@@ -56,9 +54,7 @@ from .engine.failures import (
     TerminalLeftDirty,
     WaitTimeout,
 )
-from .engine.playback import Playback
 from .engine.predicates import Predicate, Quiet, Sequence, as_predicate
-from .engine.settings import check_hygiene, golden_screens, record_sessions
 from .engine.signal_predicates import (
     Bell,
     Clipboard,
@@ -81,20 +77,18 @@ from .errors import (
     TermsimWarning,
     UnknownKey,
 )
-from .events import Event
 from .live.session import Session, spawn
-from .recording.format import Recording, WaitRecord
-from .replay.diff import SessionDiff, diff
-from .replay.session import ReplaySession, replay
-from .report.asciicast import export_asciicast, import_asciicast, read_asciicast
-from .report.html import recording_html
-from .report.svg import snapshot_svg
+from .naming import publish
+from .offline.perturb import Perturbation
+from .offline.session import ReplaySession, replay
 
 __version__ = "0.1.0"
 
+#: What a test author writes. The other audiences have modules of their own:
+#: :mod:`termsim.runner` (runners other than pytest), :mod:`termsim.files`
+#: (tools over recordings and reports), :mod:`termsim.emulator` (the
+#: terminal without a program). ``docs/api.md`` lists every name.
 __all__ = [
-    "PROFILES",
-    "QUERY_KINDS",
     "ArgumentError",
     "Bell",
     "Cell",
@@ -105,8 +99,6 @@ __all__ = [
     "CursorAfter",
     "CursorAt",
     "Driver",
-    "Emulation",
-    "Event",
     "GoldenMissing",
     "Graphic",
     "Hyperlink",
@@ -115,18 +107,17 @@ __all__ = [
     "Leftover",
     "Link",
     "Mark",
+    "Match",
     "Modes",
     "MouseOff",
     "Notification",
     "Notified",
-    "Playback",
-    "Policy",
+    "Perturbation",
+    "Place",
     "Predicate",
     "ProcessExited",
-    "Profile",
     "Query",
     "Quiet",
-    "Recording",
     "RecordingEnded",
     "RecordingError",
     "Regex",
@@ -138,7 +129,6 @@ __all__ = [
     "Sequence",
     "Session",
     "SessionClosed",
-    "SessionDiff",
     "ShakeFailure",
     "ShellMark",
     "Signal",
@@ -146,37 +136,22 @@ __all__ = [
     "Snapshot",
     "Stalled",
     "Style",
-    "Terminal",
     "TerminalLeftDirty",
     "TermsimError",
     "TermsimWarning",
     "Text",
     "Title",
     "UnknownKey",
-    "WaitRecord",
     "WaitTimeout",
     "__version__",
     "as_predicate",
-    "check_hygiene",
-    "diff",
-    "events",
-    "export_asciicast",
-    "golden_screens",
-    "import_asciicast",
-    "key_bytes",
-    "read_asciicast",
-    "record_sessions",
-    "recording_html",
     "replay",
-    "snapshot_svg",
     "spawn",
 ]
 
-# Errors and objects name the public module: ``termsim.WaitTimeout`` in a
-# traceback, not ``termsim.errors.WaitTimeout`` (pickling still works:
-# every name is importable from here).
-for _name in __all__:
-    _obj = globals()[_name]
-    if isinstance(_obj, type) and _obj.__module__.startswith("termsim."):
-        _obj.__module__ = "termsim"
-del _name, _obj
+publish(globals(), __all__, __name__)
+del publish
+
+# The other audiences' modules, so that ``import termsim`` is enough to
+# reach ``termsim.files.Recording`` or ``termsim.runner.record_sessions``.
+from . import files, runner  # noqa: E402, F401

@@ -231,7 +231,7 @@ def _info(args: argparse.Namespace) -> int:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from .replay.diff import diff
+    from .offline.diff import diff
 
     result = diff(_open(args.a), _open(args.b))
     say(result.text())

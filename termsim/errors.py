@@ -5,9 +5,13 @@
     TermsimError
     ├── WaitTimeout        (also a TimeoutError) the screen never matched in time
     │   ├── Stalled        ... and the program sat waiting for keys, so it never would
-    │   └── ScreenMismatch expect_screen(): the screen never looked like the expectation
+    │   ├── ScreenMismatch expect_screen(): the screen never looked like the expectation
+    │   └── RecordingEnded a replayed wait outlasted its recording
     ├── GoldenMissing      expect_screen(golden=...) has no file yet (--termsim-update)
     ├── ProcessExited      the program exited while a wait was pending
+    ├── TerminalLeftDirty  (also an AssertionError) the program exited leaving modes
+    │                      on (the alternate screen, mouse tracking...): hygiene=
+    ├── MouseOff           a click, but the program has not asked for mouse reports
     ├── SessionClosed      the test closed the session (or it was never opened)
     ├── RecordingError     a recording file is not one, or is damaged
     ├── ReplayDivergence   a replayed test sent input the recording does not have

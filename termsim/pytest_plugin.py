@@ -12,7 +12,7 @@ Retries never erase evidence: every attempt records to its own file, and a
 failed attempt's files are kept and reported even when a rerun passes.
 Names carry the test id and an attempt number, created exclusively, so
 pytest-xdist workers never collide. Only public pytest hooks are used, and
-termsim's own public hook (:func:`termsim.record_sessions`).
+termsim's own public hook (:func:`termsim.runner.record_sessions`).
 
 The ``termsim_recordings`` fixture gives a test the paths its sessions
 recorded to so far (to attach them, or replay them in the same test).
@@ -21,7 +21,7 @@ Hunting flakes:
 
 * ``--termsim-shake=N``: after a test passes, its body runs N more times,
   each ``spawn()`` answered by a replay of the matching recording played as
-  a variant that could physically have happened (``termsim.replay.shake``).
+  a variant that could physically have happened (``termsim.offline.shake``).
   Sessions its function-scoped fixtures started are replayed too (those
   fixtures run again up to their ``yield``), and its goldens are checked,
   never written. A variant that fails the test fails it, with the smallest
@@ -48,7 +48,7 @@ makes one test each.
 
 Why one module past 500 lines: pytest loads a plugin's hooks from the one
 module its entry point names; what each hook does beyond pytest's plumbing
-lives elsewhere (``engine.settings``, ``replay.shake``, ``replay.evidence``).
+lives elsewhere (``engine.settings``, ``offline.shake``, ``offline.evidence``).
 """
 
 from __future__ import annotations
@@ -66,10 +66,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from . import pytest_fixtures
 from .engine import settings
 from .engine.settings import golden_screens, record_sessions
 from .errors import RecordingError, TermsimError
-from .replay.evidence import (
+from .offline.evidence import (
     MARKER_USAGE,
     describe_recordings,
     expired,
@@ -78,7 +79,13 @@ from .replay.evidence import (
 )
 
 if TYPE_CHECKING:
-    from .replay.shake import FixtureRun
+    from .offline.shake import FixtureRun
+
+# The `term` fixture and the two that configure it (``pytest_fixtures``):
+# pytest finds a plugin's fixtures among its module's names.
+term = pytest_fixtures.term
+termsim_command = pytest_fixtures.termsim_command
+termsim_options = pytest_fixtures.termsim_options
 
 _KEY = pytest.StashKey[list[Path]]()
 #: The recordings of the sessions the test's function-scoped fixtures started.
@@ -145,8 +152,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "the date (YYYY-MM-DD, the last day allowed): a rerun that passes does not fail "
         "the run until then")
     config.addinivalue_line(
-        "markers", "termsim(profiles=None, sizes=None): run the test once per terminal "
-        "profile and size; its sessions take them unless they say otherwise")
+        "markers", "termsim(command=None, profiles=None, sizes=None, **options): run the "
+        "test once per terminal profile and size (its sessions take them unless they say "
+        "otherwise); command and options: what the term fixture starts, and how")
     if not hasattr(config, "workerinput"):  # xdist workers report to the controller
         config.pluginmanager.register(_Summary(config), "termsim-summary")
     if config.getoption("--termsim-keep") != "none":
@@ -160,7 +168,7 @@ def _check_variant(config: pytest.Config) -> None:
     given = config.getoption("--termsim-shake-variant")
     if given is None:
         return
-    from .replay.shake import parse_variants
+    from .offline.shake import parse_variants
 
     try:
         parse_variants(given)
@@ -390,7 +398,7 @@ def _note_fixture(item: pytest.Item, fixturedef: pytest.FixtureDef[Any],
                   request: pytest.FixtureRequest, sessions: int) -> None:
     """What shake needs to run a fixture again: its function and the values
     it was given (set up already, so asking for them again starts nothing)."""
-    from .replay.shake import FixtureRun
+    from .offline.shake import FixtureRun
 
     func = fixturedef.func
     unrunnable = None
@@ -482,7 +490,7 @@ def _shake(item: pytest.Item, made: list[Path]) -> None:
     """Run a passed test's body against variants of its recordings (see
     above): ``made``, its fixtures' and its body's, in the order they started."""
     __tracebackhide__ = True
-    from .replay.shake import Shaker, parse_variants, variant_text
+    from .offline.shake import Shaker, parse_variants, variant_text
 
     config = item.config
     count = config.getoption("--termsim-shake")
@@ -532,7 +540,7 @@ def _shaken_body(item: pytest.Item) -> tuple[Callable[[], None] | None, str]:
     whose sessions it replays are set up again; or None, and why the test
     cannot be shaken."""
     from .engine.driver import Driver
-    from .replay.shake import fixtures_to_rerun, run_with_fixtures
+    from .offline.shake import fixtures_to_rerun, run_with_fixtures
 
     runs: list[FixtureRun] = item.stash.get(_FIXTURE_RUNS, [])
     again, why = fixtures_to_rerun(runs)
@@ -680,7 +688,7 @@ def _error(report: pytest.TestReport, config: pytest.Config) -> str:
 def _flaky(item: pytest.Item, failed: list[Path], error: str,
            passed: list[Path]) -> dict[str, Any]:
     """What the summary says of a test that passed only on a rerun."""
-    from .replay.diff import diff
+    from .offline.diff import diff
 
     config = item.config
     info: dict[str, Any] = {

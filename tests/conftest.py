@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 import shutil
 import signal
 import sys
@@ -84,9 +83,8 @@ async def stubborn_pids(term: Driver) -> list[int]:
     """The process ids tests/programs/stubborn.py prints, once the whole line
     is on the screen (a read may end in the middle of a number)."""
     snap = await term.wait_for(Regex(r"PIDS ([\d ]+) END"), timeout=10)
-    match = re.search(r"PIDS ([\d ]+) END", snap.text)
-    assert match is not None
-    return [int(p) for p in match.group(1).split()]
+    assert snap.match is not None
+    return [int(p) for p in (snap.match.group(1) or "").split()]
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ programs happen to print. Here a grammar makes programs out of everything a
 screen model has to get right at its edges: text (ASCII, wide CJK,
 combining marks, emoji, bytes that are not UTF-8), C0 controls, ESC and CSI
 sequences with edge parameters (0, 1, missing, huge, too many), at sizes
-from 1x1 up. Each program is fed to a fresh ``termsim.Terminal`` and to a
+from 1x1 up. Each program is fed to a fresh ``termsim.emulator.Terminal`` and to a
 tmux pane of the same size (``tests/tmux_pane.py``); what both show must be
 the same. A disagreement is shrunk to a minimal program (fewest tokens,
 then smallest parameters, then smallest screen) so that a person can read
@@ -56,7 +56,8 @@ from tmux_pane import CLOSE, PaneScreen, TmuxError, TmuxPane
 from wcwidth import wcwidth
 
 import termsim
-from termsim import Emulation, Style
+from termsim import Style
+from termsim.emulator import Emulation
 
 # -- tokens ------------------------------------------------------------------------------
 
@@ -492,9 +493,9 @@ _MODE_NAMES = ("cursor visible", "insert", "autowrap", "origin", "alternate scre
 
 
 def termsim_view(program: Program, emulation: Emulation | None = None) -> View:
-    """What a fresh ``termsim.Terminal`` shows after the program (and CLOSE,
+    """What a fresh ``termsim.emulator.Terminal`` shows after the program (and CLOSE,
     as tmux gets it)."""
-    term = termsim.Terminal(program.cols, program.rows, emulation=emulation)
+    term = termsim.emulator.Terminal(program.cols, program.rows, emulation=emulation)
     term.feed(program.data + CLOSE)
     snap = term.screen
     lines = tuple(unicodedata.normalize("NFC", line).rstrip(" ") for line in snap.lines)
@@ -646,7 +647,7 @@ class Differ:
         A shrunk program that is a known difference says nothing about the
         rest of the original one, so that difference is taken out of the
         original (its ``strip``, or termsim switched to the
-        :class:`~termsim.Emulation` that goes tmux's way) and what still
+        :class:`~termsim.emulator.Emulation` that goes tmux's way) and what still
         disagrees is shrunk again, a few rounds at most.
         """
         findings: list[Finding] = []

@@ -16,8 +16,10 @@ from collections.abc import Iterator, Mapping
 
 from pyte.graphics import FG_BG_256
 
-from termsim import Playback, Recording, Snapshot, Terminal
+from termsim import Snapshot
+from termsim.emulator import Terminal
 from termsim.emulator.terminal import Policy
+from termsim.files import Playback, Recording
 
 #: The small screen most Terminal tests use.
 COLS, ROWS = 20, 5

@@ -24,8 +24,8 @@ from helpers import feed_split
 from wcwidth import wcwidth
 
 import termsim
-from termsim import Emulation, Terminal, Text
-from termsim.emulator import screen_cells, screen_draw, signals
+from termsim import Text
+from termsim.emulator import Emulation, Terminal, screen_cells, screen_draw, signals
 from termsim.emulator.dispatch import MAX_LINK, MAX_LINK_ID, TITLE_STACK
 from termsim.emulator.dispatch_memo import MAX_KEPT_KEY
 from termsim.emulator.screen_cells import MAX_GLYPHS
@@ -367,6 +367,6 @@ async def test_a_recording_of_a_program_that_sends_ESC_and_a_stray_byte_closes(
     program = [sys.executable, "-c", "import os; os.write(1, b'\\x1b\\xa1done\\r\\n')"]
     async with termsim.spawn(program, env=inherited_env(), record=path) as term:
         await term.wait_for(Text("done"))
-    (counts,) = [e.counts for e in termsim.Recording.open(path).events
+    (counts,) = [e.counts for e in termsim.files.Recording.open(path).events
                  if isinstance(e, UnknownSequences)]
     assert counts == {"ESC \\xa1": 1}

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from termsim import Playback, Recording, RecordingError
+from termsim import RecordingError
 from termsim.events import (
     End,
     Exit,
@@ -30,6 +30,7 @@ from termsim.events import (
     Resize,
     WaitStarted,
 )
+from termsim.files import Playback, Recording
 from termsim.recording.format import RecordingWriter, make_header
 from termsim.report.asciicast import (
     Cast,

@@ -22,12 +22,14 @@ from helpers import feed_split
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import Recording, Style, Terminal
+from termsim import Style
+from termsim.emulator import Terminal
 from termsim.emulator.screen import Protected
 from termsim.emulator.sgr import ProtectedStyledChar, StyledChar
 from termsim.emulator.snapshot import Run
 from termsim.engine.screentext import Options, render
 from termsim.events import Output
+from termsim.files import Recording
 from termsim.recording.format import RecordingWriter, make_header
 from termsim.report.draw import DEFAULT_BG, DEFAULT_FG, PALETTE, blend, look
 from termsim.report.html import recording_html

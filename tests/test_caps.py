@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 import termsim
-from termsim import Recording, RecordingError, Text
+from termsim import RecordingError, Text
 from termsim.emulator import screen_modes, terminal, tokenizer
 from termsim.emulator.terminal import Terminal
 from termsim.events import End, Exit, Output
+from termsim.files import Recording
 from termsim.live import pty
 from termsim.recording import fields
 from termsim.recording.format import RecordingWriter, make_header

@@ -11,9 +11,10 @@ import pytest
 from conftest import program
 
 import termsim
-from termsim import Playback, Recording, Text
+from termsim import Text
 from termsim.cli import main
 from termsim.events import Input, Output, Resize
+from termsim.files import Playback, Recording
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 PASSING = str(RECORDINGS / "passing.tsr")
@@ -192,7 +193,7 @@ async def test_play_sends_no_query_and_undoes_what_the_recording_changed(tmp_pat
         assert await term.wait_exit() == 0
         snap = term.screen
     assert b"hello from the recording" in seen
-    assert term.terminal.query_count == 0  # not one query reached the terminal
+    assert term.query_count == 0  # not one query reached the terminal
     assert snap.title == "my shell"
     assert not snap.alternate and snap.cursor.visible
     assert snap.modes.mouse is None and not snap.modes.bracketed_paste
@@ -208,7 +209,7 @@ async def test_play_of_real_recordings_sends_no_query(name: str) -> None:
                              cols=100, rows=40) as term:
         assert await term.wait_exit(timeout=60) == 0
     assert recorded.query_count > 0 or name == "fullscreen.tsr"
-    assert term.terminal.query_count == 0
+    assert term.query_count == 0
 
 
 @pytest.mark.anyio
@@ -219,7 +220,7 @@ async def test_play_interrupted_still_restores_the_terminal() -> None:
         await term.press("ctrl+c")
         assert await term.wait_exit() == 130
         snap = term.screen
-    assert snap.cursor.visible and term.terminal.query_count == 0
+    assert snap.cursor.visible and term.query_count == 0
 
 
 @pytest.mark.anyio

@@ -52,7 +52,7 @@ def test_every_key_termsim_sends_reads_back_as_itself() -> None:
     for name in ("enter", "tab", "escape", "up", "end", "f1", "f12", "pageup", "ctrl+a",
                  "ctrl+left", "alt+shift+up", "delete"):
         for application in (False, True):
-            data = termsim.key_bytes(name, application_cursor=application)
+            data = termsim.emulator.key_bytes(name, application_cursor=application)
             assert decode(data, application_cursor=application) == [Key("key", name)], name
 
 
@@ -404,7 +404,7 @@ def test_marks_made_while_recording_become_asserts_and_golden_files(
     golden = (tmp_path / "test_marked.screens" / "screen-1.screen").read_text()
     assert golden.startswith("screen 80x24\n|> build") and "|░░░░" in golden
     recording = tmp_path / "test_marked.tsr"
-    assert b"\x1d" not in b"".join(e.data for e in termsim.Recording.open(recording).events
+    assert b"\x1d" not in b"".join(e.data for e in termsim.files.Recording.open(recording).events
                                    if isinstance(e, termsim.events.Input))
     _check_generated(pytester, recording, runs=1)
 
@@ -435,14 +435,14 @@ def test_a_screen_marked_without_golden_is_asserted_inline(
                                   "escape", "f13"])
 @pytest.mark.parametrize("flags", [1, 8, 9])
 def test_keys_in_the_kitty_protocol_read_back_as_themselves(name: str, flags: int) -> None:
-    data = termsim.key_bytes(name, kitty_flags=flags)
+    data = termsim.emulator.key_bytes(name, kitty_flags=flags)
     assert decode(data) == [Key("key", name)], data
     # With event types reported, the release press() adds reads as nothing.
-    release = termsim.key_bytes(name, kitty_flags=flags | 2, event="release")
+    release = termsim.emulator.key_bytes(name, kitty_flags=flags | 2, event="release")
     assert decode(release) == []
 
 
 def test_keys_in_modify_other_keys_read_back_as_themselves() -> None:
     for name in ("ctrl+i", "shift+enter", "ctrl+m"):
-        data = termsim.key_bytes(name, modify_other_keys=2)
+        data = termsim.emulator.key_bytes(name, modify_other_keys=2)
         assert data.startswith(b"\x1b[27;") and decode(data) == [Key("key", name)]

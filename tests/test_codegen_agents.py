@@ -29,8 +29,9 @@ from conftest import ROOT, inherited_env, program
 from test_codegen import _check_generated, _record
 
 import termsim
-from termsim import InputReady, Quiet, Recording, Text
+from termsim import InputReady, Quiet, Text
 from termsim.codegen import generate
+from termsim.files import Recording
 
 REPLY = "The answer is 42.\nAsk me anything else."
 REPLY_END = "⏺ Ask me anything else."
@@ -272,7 +273,7 @@ def test_the_environment_the_test_set_is_written_into_the_spawn(
         _record, program("showenv.py", "?MYAGENT_API_KEY", "MYAGENT_REPLY_LINES"), recording,
         _show_env, env={**inherited_env("MYAGENT_"), "MYAGENT_REPLY_LINES": "30",
                         "MYAGENT_API_KEY": "sk-test"}))
-    header = termsim.Recording.open(recording).header
+    header = termsim.files.Recording.open(recording).header
     assert header["spawn_env"] == {"MYAGENT_API_KEY": None, "MYAGENT_REPLY_LINES": "30"}
     monkeypatch.setenv("MYAGENT_API_KEY", "sk-test")
     source = generate(str(recording))

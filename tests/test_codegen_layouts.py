@@ -33,7 +33,7 @@ def _recorded(path: Path, argv: list[str], script: Script) -> Path:
 
 def _screen(text: str, cols: int = 40) -> termsim.Snapshot:
     lines = text.strip("\n").split("\n")
-    terminal = termsim.Terminal(cols, len(lines))
+    terminal = termsim.emulator.Terminal(cols, len(lines))
     terminal.feed("\r\n".join(lines).encode())
     return terminal.screen
 
@@ -83,7 +83,7 @@ status
 
 def _tmux_like(*right: str) -> termsim.Snapshot:
     """Two panes, as tmux splits them: the right one holds ``right``."""
-    terminal = termsim.Terminal(40, 6)
+    terminal = termsim.emulator.Terminal(40, 6)
     for row in range(6):
         text = right[row] if row < len(right) else ""
         terminal.feed(f"\x1b[{row + 1};1Hclock {row}\x1b[{row + 1};21H│{text}".encode())

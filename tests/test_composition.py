@@ -85,7 +85,7 @@ async def test_a_pty_source_runs_a_program_with_no_engine_at_all() -> None:
 
 async def test_the_session_is_its_engines_source_like_a_replay() -> None:
     session = Session(["true"])
-    assert session.engine.source is session
+    assert session._engine.source is session
     assert not hasattr(session._pty, "engine")
 
 

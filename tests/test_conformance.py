@@ -5,7 +5,7 @@ commit fc26fd9, MIT: ``tests/data/vt100/LICENSE``). In each category
 directory, ``N.typescript`` holds raw terminal output and ``N.json`` the
 screen expected after feeding steps ``1..N``, in order, to a fresh 24x80
 terminal. Every test here feeds those steps into a fresh
-``termsim.Terminal(80, 24)`` and compares the whole screen:
+``termsim.emulator.Terminal(80, 24)`` and compares the whole screen:
 
 * text, row by row (trailing blanks removed): a never-written cell and a
   written space are equal (vt100-rust tells them apart, pyte does not), and
@@ -52,7 +52,8 @@ from helpers import PYTE_COLOUR_INDEX, PYTE_HEX_INDEX, feed_split
 from pyte.screens import Char, StaticDefaultDict
 from wcwidth import wcwidth
 
-from termsim import Cell, Cursor, Emulation, Modes, Style, Terminal
+from termsim import Cell, Cursor, Modes, Style
+from termsim.emulator import Emulation, Terminal
 
 FIXTURES = Path(__file__).resolve().parent / "data" / "vt100" / "fixtures"
 COLS, ROWS = 80, 24

@@ -9,9 +9,10 @@ import pytest
 from conftest import EXAMPLE
 
 import termsim
-from termsim import CursorAfter, InputReady, Recording, Region, Text, WaitTimeout
+from termsim import CursorAfter, InputReady, Region, Text, WaitTimeout
 from termsim.cli import main
-from termsim.replay.diff import diff
+from termsim.files import Recording
+from termsim.offline.diff import diff
 
 pytestmark = pytest.mark.anyio
 

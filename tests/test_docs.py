@@ -53,8 +53,9 @@ from readme import ROOT, fenced, untaken
 from tmux_pane import tmux_available
 
 import termsim
-from termsim import ProcessExited, Recording, RecordingError, Text
+from termsim import ProcessExited, RecordingError, Text
 from termsim.events import Event, Input, Output, WaitEnded, WaitStarted
+from termsim.files import Recording
 from termsim.live.process import is_running
 
 DOCS = ROOT / "docs"
@@ -159,7 +160,7 @@ RELIABILITY_OUTCOMES: dict[str, tuple[str, ...]] = {
     "enters/leaves the alternate screen and mouse mode":
         ("stty cols 100 rows 30", "8;50;200t", "1049h", "1000h", "(80, 24)",
          'mouse == "normal"', "not snap.alternate"),
-    "floods 3 MB of coloured lines": ("FLOOD-DONE", "bytes_fed > 3_000_000"),
+    "floods 3 MB of coloured lines": ("FLOOD-DONE", "bytes_read > 3_000_000"),
     "exit detected while a grandchild keeps the PTY open": ("wait_exit", "== 5"),
     # Files
     "SIGKILL of the recording process mid-session":
@@ -342,7 +343,7 @@ def _shake_rows() -> list[list[str]]:
 
 
 def test_the_shake_table_has_every_operation_of_the_code_and_no_other() -> None:
-    from termsim.replay.perturb import Op
+    from termsim.offline.perturb import Op
 
     in_code = {cls.__name__ for cls in typing.get_args(Op)}
     in_doc = {re.fullmatch(r"`(\w+)\(.*\)`", row[0])[1] for row in _shake_rows()}  # type: ignore[index]
@@ -354,7 +355,7 @@ def test_the_shake_table_has_every_operation_of_the_code_and_no_other() -> None:
 def test_each_shake_operation_reads_and_prints_as_the_table_writes_it(row: list[str]) -> None:
     from dataclasses import fields
 
-    from termsim.replay import perturb
+    from termsim.offline import perturb
 
     operation, text, _models, _kept, tests = row
     signature = re.fullmatch(r"`(\w+)\((.*)\)`", operation)
@@ -371,7 +372,7 @@ def test_each_shake_operation_reads_and_prints_as_the_table_writes_it(row: list[
 
 
 def test_the_shake_limits_are_the_codes() -> None:
-    from termsim.replay.perturb import MIN_GAP, PAUSE, STRETCH
+    from termsim.offline.perturb import MIN_GAP, PAUSE, STRETCH
 
     rows = {re.match(r"`(\w+)", row[0])[1]: " ".join(row) for row in _shake_rows()}  # type: ignore[index]
     assert f"(up to {PAUSE:g} s)" in rows["Pause"]
@@ -380,7 +381,7 @@ def test_the_shake_limits_are_the_codes() -> None:
 
 
 def test_a_merge_joins_only_two_reads_in_a_row() -> None:
-    from termsim.replay.perturb import Merge, Perturbation
+    from termsim.offline.perturb import Merge, Perturbation
 
     three: list[Event] = [Output(0.0, b"a"), Output(0.1, b"b"), Output(0.2, b"c")]
     assert Perturbation((Merge(0),)).apply(three) == [Output(0.1, b"ab"), Output(0.2, b"c")]
@@ -394,7 +395,7 @@ def _wait_span(events: list[Event]) -> float:
 
 
 def test_a_random_stretch_alone_keeps_a_wait_within_half_its_timeout() -> None:
-    from termsim.replay.perturb import Perturbation, Stretch, random_variant
+    from termsim.offline.perturb import Perturbation, Stretch, random_variant
 
     # A wait of 0.45 s (timeout 1 s) around three pauses of 0.1-0.2 s, then
     # pauses of a second and more that no wait spans.
@@ -418,7 +419,7 @@ def test_a_random_stretch_alone_keeps_a_wait_within_half_its_timeout() -> None:
 
 
 def test_a_whole_random_variant_keeps_each_wait_within_half_its_timeout() -> None:
-    from termsim.replay.perturb import Pause, Stretch, random_variant
+    from termsim.offline.perturb import Pause, Stretch, random_variant
 
     # A wait of 0.45 s (timeout 1 s) over many reads and pauses: each
     # operation alone fits in the 0.05 s of room, several together would not.
@@ -438,7 +439,7 @@ def test_a_whole_random_variant_keeps_each_wait_within_half_its_timeout() -> Non
 #: that docs/shake.md gives, and how often ``random_variant`` does it on a
 #: fixed set of seeds (the code's draws, not a clock: never flaky).
 def _frequencies() -> dict[str, float]:
-    from termsim.replay.perturb import Delay, Merge, Pause, Split, Stretch, random_variant
+    from termsim.offline.perturb import Delay, Merge, Pause, Split, Stretch, random_variant
 
     counts = dict.fromkeys(("split", "pause", "bytewise", "merge", "delay", "stretch"), 0)
     totals = dict.fromkeys(counts, 0)

@@ -20,10 +20,10 @@ from termsim import (
     Sequence,
     SessionClosed,
     Stalled,
-    Terminal,
     Text,
     WaitTimeout,
 )
+from termsim.emulator import Terminal
 from termsim.engine.engine import SETTLE, Engine
 from termsim.engine.source import Mark
 from termsim.events import (

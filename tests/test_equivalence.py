@@ -46,7 +46,7 @@ def test_termsim_screens_equal_stock_pyte(name: str) -> None:
         data = data[: data.rindex(b"\x1b[?1049l")]  # see the module docstring
     screen = pyte.Screen(80, 24)
     stream = pyte.ByteStream(screen)
-    terminal = termsim.Terminal(80, 24)
+    terminal = termsim.emulator.Terminal(80, 24)
     step = max(1, len(data) // CUTS)
     compared = 0
     for start in range(0, len(data), 4096):

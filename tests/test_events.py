@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import termsim
-from termsim import Recording, RecordingError, events
+from termsim import RecordingError, events
+from termsim.files import Recording
 from termsim.recording.codec import KIND, decode, encode
 from termsim.recording.format import MAGIC, RecordingWriter, make_header
 
@@ -116,4 +117,4 @@ def test_a_well_formed_record_with_bad_fields_is_damage_named_by_offset(
 
 def test_events_are_public_and_typed() -> None:
     assert termsim.events is events
-    assert termsim.Event == events.Event
+    assert termsim.files.Event == events.Event

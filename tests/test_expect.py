@@ -19,7 +19,8 @@ import pytest
 from conftest import EXAMPLE, ROOT, inherited_env
 
 import termsim
-from termsim import GoldenMissing, Region, ScreenMismatch, Terminal, Text
+from termsim import GoldenMissing, Region, ScreenMismatch, Text
+from termsim.emulator import Terminal
 from termsim.engine.screentext import Options, diff, matches, parse, render
 
 pytestmark = pytest.mark.anyio
@@ -146,7 +147,7 @@ CLOCK = [sys.executable, "-c", textwrap.dedent("""
 async def test_a_ticking_clock_under_a_mask_does_not_break_the_assertion(tmp_path: Path) -> None:
     golden = tmp_path / "clock.screen"
     mask = [Region.row(-1)]
-    with termsim.golden_screens(None, update=True):
+    with termsim.runner.golden_screens(None, update=True):
         async with termsim.spawn(CLOCK, cols=30, rows=3) as term:
             await term.expect_screen(golden=str(golden), mask=mask)
     assert golden.read_text() == ("screen 30x3, cursor at row 2, masked\n"
@@ -193,7 +194,7 @@ async def test_a_golden_from_a_replay_is_the_golden_from_the_live_run(
 
     for source in ("live", "replay"):
         directory = tmp_path / source
-        with termsim.golden_screens(lambda name, d=directory: d / f"{name}.screen",
+        with termsim.runner.golden_screens(lambda name, d=directory: d / f"{name}.screen",
                                     update=True):
             if source == "live":
                 async with termsim.spawn(EXAMPLE, env=configured_env, record=recording) as t:
@@ -331,7 +332,7 @@ async def test_ipython_screen(tmp_path: Path) -> None:
     argv = [sys.executable, "-m", "IPython", "--no-banner", "--colors=NoColor"]
     golden = tmp_path / "ipython.screen"
     for update in (True, False):
-        with termsim.golden_screens(None, update=update):
+        with termsim.runner.golden_screens(None, update=update):
             async with termsim.spawn(argv, env=env, cols=40, rows=6, timeout=60) as term:
                 await term.wait_for(termsim.CursorAfter("In [1]: ") & termsim.InputReady())
                 mark = await term.type("6 * 7\n")

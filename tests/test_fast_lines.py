@@ -16,7 +16,8 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import Emulation, Style, Terminal
+from termsim import Style
+from termsim.emulator import Emulation, Terminal
 from termsim.emulator.screen import history_cells
 from termsim.emulator.snapshot import row_text
 

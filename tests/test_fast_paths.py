@@ -38,7 +38,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import Emulation, Terminal
+from termsim.emulator import Emulation, Terminal
 from termsim.emulator.screen import history_cells
 
 Switch = Callable[[Terminal], None]

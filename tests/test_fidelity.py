@@ -19,8 +19,10 @@ from conftest import inherited_env
 from helpers import feed_split, query_log
 
 import termsim
-from termsim import CursorAfter, Emulation, InputReady, Recording, Terminal
+from termsim import CursorAfter, InputReady
+from termsim.emulator import Emulation, Terminal
 from termsim.events import Event, Output
+from termsim.files import Recording
 
 pytestmark = pytest.mark.anyio
 

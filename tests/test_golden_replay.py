@@ -73,7 +73,7 @@ async def test_a_replay_writes_the_golden_a_late_live_run_wrote(tmp_path: Path) 
     try:
         for source in ("live", "replay"):
             directory = tmp_path / source
-            with termsim.golden_screens(lambda name, d=directory: d / f"{name}.screen",
+            with termsim.runner.golden_screens(lambda name, d=directory: d / f"{name}.screen",
                                         update=True):
                 if source == "live":
                     argv = [sys.executable, "-c", PROGRAM, str(fifo)]

@@ -20,8 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import Terminal
-from termsim.emulator import escapes, styled, terminal, terminal_lines
+from termsim.emulator import Terminal, escapes, styled, terminal, terminal_lines
 from termsim.emulator import frame_edges as frame_edges_module
 from termsim.emulator.frame_edges import FrameEdges, frame_edges, frame_switch
 from termsim.emulator.grammar import PLAIN, Scanner, Span, sequence_at, sequences

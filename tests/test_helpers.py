@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from helpers import feed_chunks, feed_split, query_log
 
-from termsim import Terminal
+from termsim.emulator import Terminal
 
 
 def test_feed_split_returns_the_terminal_fed_whole_and_its_replies() -> None:

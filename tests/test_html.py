@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from termsim import Playback, Recording, Style, Terminal
+from termsim import Style
 from termsim.cli import main
+from termsim.emulator import Terminal
 from termsim.events import (
     Exit,
     Input,
@@ -27,6 +28,7 @@ from termsim.events import (
     WaitStarted,
     Warned,
 )
+from termsim.files import Playback, Recording
 from termsim.recording.format import RecordingWriter, make_header
 from termsim.report.draw import look, safe_link
 from termsim.report.html import _SCRIPT, _Encoder, recording_html

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from termsim import Recording
 from termsim.cli import main
 from termsim.events import Output
+from termsim.files import Recording
 from termsim.recording.format import RecordingWriter, make_header
 from termsim.report import html as report
 

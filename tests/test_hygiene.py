@@ -17,7 +17,8 @@ import pytest
 from conftest import EXAMPLE, inherited_env, program
 
 import termsim
-from termsim import CursorAfter, InputReady, Terminal, TerminalLeftDirty, Text
+from termsim import CursorAfter, InputReady, TerminalLeftDirty, Text
+from termsim.emulator import Terminal
 
 
 def keys_of(term: Terminal) -> list[str]:

@@ -6,7 +6,8 @@ import string
 
 import pytest
 
-from termsim import Terminal, UnknownKey, key_bytes
+from termsim import UnknownKey
+from termsim.emulator import Terminal, key_bytes
 
 
 @pytest.mark.parametrize(

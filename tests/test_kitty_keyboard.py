@@ -18,7 +18,8 @@ import pytest
 from conftest import program
 
 import termsim
-from termsim import Regex, Terminal, Text, UnknownKey, key_bytes
+from termsim import Regex, Text, UnknownKey
+from termsim.emulator import Terminal, key_bytes
 from termsim.emulator.keys import key_events
 
 pytestmark = pytest.mark.anyio
@@ -341,11 +342,11 @@ async def test_flags_pushed_on_the_alternate_screen_leave_with_it() -> None:
     argv = program("kitty_keys.py", "kitty", "1", "alt")
     async with termsim.spawn(argv, profile="kitty") as term:
         await _started(term)
-        assert term.terminal.modes.kitty_keyboard == 1
+        assert term.screen.modes.kitty_keyboard == 1
         await term.press("escape")
         assert (await _read(term, 1)) == [r"1 escape press b'\x1b[27u'"]
         await _quit(term)
-        assert term.terminal.modes.kitty_keyboard == 0
+        assert term.screen.modes.kitty_keyboard == 0
 
 
 async def test_with_no_flags_kitty_sends_its_own_legacy_keys() -> None:
@@ -353,7 +354,7 @@ async def test_with_no_flags_kitty_sends_its_own_legacy_keys() -> None:
     # bytes have no spelling for it); plain keys are xterm's bytes.
     async with termsim.spawn(program("kitty_keys.py", "kitty", "0"), profile="kitty") as term:
         await _started(term)
-        assert term.terminal.modes.kitty_keyboard == 0
+        assert term.screen.modes.kitty_keyboard == 0
         await term.press("ctrl+shift+a")
         await term.press("ctrl+a")
         await term.press("up")
@@ -375,7 +376,7 @@ async def test_with_no_flags_kitty_sends_its_own_legacy_keys() -> None:
 async def test_modify_other_keys_level_2_tells_ctrl_i_from_tab_under_xterm() -> None:
     async with termsim.spawn(program("kitty_keys.py", "xterm", "2")) as term:
         await _started(term)
-        assert term.terminal.modes.modify_other_keys == 2
+        assert term.screen.modes.modify_other_keys == 2
         await term.press("ctrl+i")
         await term.press("tab")
         await term.press("shift+enter")
@@ -413,13 +414,13 @@ async def test_textual_tells_ctrl_i_from_tab_and_shift_enter_from_enter_under_ki
     argv = [sys.executable, "-c", _TEXTUAL_KEYS]
     async with termsim.spawn(argv, profile="kitty") as term:
         await term.wait_for(Text("keys:"), timeout=30)
-        assert term.terminal.modes.kitty_keyboard == 25
+        assert term.screen.modes.kitty_keyboard == 25
         for key in ("ctrl+i", "tab", "shift+enter", "enter", "x"):
             await term.press(key)
         await term.wait_for(Text("keys: ctrl+i tab shift+enter enter x"), timeout=10)
         await term.press("q")
         assert await term.wait_exit(timeout=10) == 0
-    assert term.terminal.modes.kitty_keyboard == 0
+    assert term.screen.modes.kitty_keyboard == 0
 
 
 async def test_textual_under_xterm_reads_ctrl_i_as_tab() -> None:

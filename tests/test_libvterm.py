@@ -9,7 +9,7 @@ callbacks it must cause (``putglyph 0x41 1 0,0``, ``erase 0..1,2..80``,
 ``?screen_cell``, ``?pen bold = on``...). This module reads the scripts itself
 (with the bit of Perl string syntax they use: ``"A"x5``, ``.``, ``\\e``,
 ``\\x{8e}``) and keeps one terminal per file, as the harness keeps one
-``VTerm``: ``RESET`` is a fresh ``termsim.Terminal`` of the current size
+``VTerm``: ``RESET`` is a fresh ``termsim.emulator.Terminal`` of the current size
 (80x25 until a ``RESIZE``), and every command goes to it in order.
 
 What a unit is
@@ -131,7 +131,8 @@ from helpers import PYTE_COLOUR_INDEX, PYTE_HEX_INDEX
 from pyte.screens import Char
 from wcwidth import wcwidth
 
-from termsim import Emulation, Style, Terminal
+from termsim import Style
+from termsim.emulator import Emulation, Terminal
 
 DATA = Path(__file__).resolve().parent / "data" / "libvterm" / "t"
 #: The harness's terminal: ``vterm_new(25, 80)``.
@@ -303,7 +304,7 @@ Factory = Callable[[int, int, bool], Emulator]
 
 
 class TermsimEmulator:
-    """``termsim.Terminal``, read through its public snapshot."""
+    """``termsim.emulator.Terminal``, read through its public snapshot."""
 
     def __init__(self, rows: int, cols: int, reflow: bool) -> None:
         emulation = Emulation(reflow=True) if reflow else None

@@ -76,7 +76,7 @@ async def test_toolbar_text_is_never_contiguous_in_the_raw_bytes(
 ) -> None:
     raw = bytearray()
 
-    def keep_output(event: termsim.Event) -> None:
+    def keep_output(event: termsim.files.Event) -> None:
         if isinstance(event, termsim.events.Output):
             raw.extend(event.data)
 
@@ -118,7 +118,7 @@ async def test_cpr_ignored_toolbar_never_appears_and_the_error_shows_the_screen(
 async def test_cpr_answered_late_draws_the_toolbar_late(configured_env: dict[str, str]) -> None:
     async with termsim.spawn(EXAMPLE, env=configured_env, cpr=0.2) as term:
         snap = await term.wait_for(Text("state:", region=TOOLBAR), timeout=30)
-        answered = [q for q in term.terminal.queries if q.kind == "cpr"]
+        answered = [q for q in term.queries if q.kind == "cpr"]
         assert answered and answered[0].status == "answered"
         assert "state:" in snap.lines[-1]
 

@@ -25,7 +25,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import termsim
-from termsim import Region, Terminal, Text
+from termsim import Region, Text
+from termsim.emulator import Terminal
 
 
 def feed(data: str, cols: int = 10, rows: int = 5) -> Terminal:

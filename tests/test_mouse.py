@@ -13,7 +13,8 @@ import pytest
 from conftest import program
 
 import termsim
-from termsim import MouseOff, Regex, Terminal, Text
+from termsim import MouseOff, Regex, Text
+from termsim.emulator import Terminal
 from termsim.emulator.mouse import Mouse
 
 pytestmark = pytest.mark.anyio
@@ -80,7 +81,7 @@ def test_clear_errors() -> None:
 async def test_a_program_reads_exactly_the_report(modes: tuple[str, ...]) -> None:
     async with termsim.spawn(program("mouse_echo.py", *modes), cols=100, rows=30) as term:
         await term.wait_for(Text("READY") & termsim.InputReady())
-        expected = Mouse(term.terminal.modes, 100, 30).click(7, 42, "left", ())
+        expected = Mouse(term.screen.modes, 100, 30).click(7, 42, "left", ())
         mark = await term.click(7, 42)
         snap = await term.wait_for(Regex(r"READ b'.*'"), since=mark)
         shown = re.search(r"READ (b'.*')", snap.text)

@@ -53,7 +53,7 @@ def test_an_asciicast_renamed_tsr_points_at_termsim_import(
     cast.write_text(json.dumps({"version": 2, "width": 80, "height": 24}) + "\n"
                     + json.dumps([0.5, "o", "hello\r\n"]) + "\n")
     with pytest.raises(RecordingError, match=r"asciicast .*`termsim import"):
-        termsim.Recording.open(cast)
+        termsim.files.Recording.open(cast)
     assert main(["info", str(cast)]) == 1
     err = capsys.readouterr().err
     assert "looks like an asciicast" in err and "termsim import" in err

@@ -55,3 +55,47 @@ def test_every_public_name_has_a_docstring() -> None:
     assert missing == []
     assert (termsim.__doc__ or "").startswith("termsim: drive terminal programs in tests")
     assert "async with termsim.spawn(" in (termsim.__doc__ or "")[:300]
+
+
+AUDIENCES = ("termsim", "termsim.runner", "termsim.files", "termsim.emulator")
+
+
+def test_each_audience_has_its_own_names_and_each_returned_type_is_importable() -> None:
+    import importlib
+
+    seen: dict[str, str] = {}
+    for name in AUDIENCES:
+        module = importlib.import_module(name)
+        public = {n for n, v in vars(module).items() if not n.startswith("_")
+                  and type(v).__name__ != "module" and n != "annotations"}
+        assert public <= set(module.__all__), (name, public - set(module.__all__))
+        for exported in module.__all__:
+            assert exported not in seen, f"{exported} in {seen.get(exported)} and {name}"
+            seen[exported] = name
+            obj = getattr(module, exported)
+            if isinstance(obj, type):
+                assert obj.__module__ == name, (exported, obj.__module__)
+    # The types a test meets are the test author's: what term.queries,
+    # term.hygiene() and screen.match hand out.
+    for returned in ("Query", "Leftover", "Match", "Place", "Perturbation", "Snapshot"):
+        assert seen[returned] == "termsim", returned
+    # The emulator's and the tools' are theirs.
+    assert seen["Terminal"] == "termsim.emulator" and seen["Recording"] == "termsim.files"
+    assert seen["record_sessions"] == "termsim.runner"
+
+
+def test_no_function_shadows_a_subpackage() -> None:
+    import termsim.offline.perturb
+
+    assert callable(termsim.replay) and termsim.offline.perturb.Perturbation is \
+        termsim.Perturbation
+    for name in termsim.__all__:
+        assert not (Path(termsim.__file__).parent / name).is_dir(), name
+
+
+def test_the_api_reference_lists_exactly_the_public_names() -> None:
+    from api_reference import reference
+
+    written = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
+    assert written == reference(), (
+        "docs/api.md is out of date: run `python tests/api_reference.py > docs/api.md`")

@@ -14,8 +14,9 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import Recording, Terminal
+from termsim.emulator import Terminal
 from termsim.events import Output
+from termsim.files import Recording
 from termsim.report.to_terminal import query_spans, sequence_end, without_queries
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"

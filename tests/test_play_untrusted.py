@@ -16,7 +16,7 @@ directory and colours, its bell flag and every mode flag tmux keeps
 bracketed, and a line printed after play must come out in ASCII and plain
 attributes. tmux 3.3a keeps no state for reverse video, LNM, the kitty
 keyboard flags or modifyOtherKeys: those are checked on a termsim
-:class:`~termsim.Terminal` fed what play wrote, which does.
+:class:`~termsim.emulator.Terminal` fed what play wrote, which does.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tmux_pane import TmuxServer, tmux_available, tmux_server
 
-from termsim import Playback, Recording, Terminal
 from termsim.cli import main
+from termsim.emulator import Terminal
 from termsim.emulator.grammar import sequences
 from termsim.events import Event, Output
+from termsim.files import Playback, Recording
 from termsim.recording.format import RecordingWriter, make_header
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import program
 
-from termsim import Playback
+from termsim.files import Playback
 
 RAWECHO = program("rawecho.py")
 

@@ -14,10 +14,10 @@ from termsim import (
     Regex,
     Region,
     Snapshot,
-    Terminal,
     Text,
     as_predicate,
 )
+from termsim.emulator import Terminal
 
 
 def screen(data: bytes, cols: int = 20, rows: int = 5) -> Snapshot:

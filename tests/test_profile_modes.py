@@ -20,7 +20,8 @@ import pytest
 from conftest import program
 
 import termsim
-from termsim import Regex, Terminal, Text
+from termsim import Regex, Text
+from termsim.emulator import Terminal
 
 pytestmark = pytest.mark.anyio
 

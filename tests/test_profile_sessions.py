@@ -44,10 +44,10 @@ async def test_a_program_sees_the_profile_s_answers_and_variables(
         in text
     assert "TERM_PROGRAM=-" in text
     # Replayed, the terminal answers as the recording's profile did.
-    assert termsim.Recording.open(path).header["profile"] == "kitty"
+    assert termsim.files.Recording.open(path).header["profile"] == "kitty"
     async with termsim.replay(path) as term:
         assert await _who(term) == text
-        assert [q.reply for q in term.terminal.queries if q.kind == "da2"] == [
+        assert [q.reply for q in term.queries if q.kind == "da2"] == [
             KITTY.da2.encode()]  # type: ignore[union-attr]
 
 
@@ -154,7 +154,7 @@ async def test_prompt_toolkit_and_textual_start_under_every_profile(name: str) -
         await term.wait_for(Text("Press me") & InputReady())
         await term.press("ctrl+q")
         assert await term.wait_exit() == 0
-        statuses = {q.status for q in term.terminal.queries if q.kind == "decrqm"}
+        statuses = {q.status for q in term.queries if q.kind == "decrqm"}
     # textual asks for synchronized output and more with DECRQM: answered
     # where the profile's terminal answers DECRQM, logged unanswered where not.
     assert statuses == ({"answered"} if PROFILES[name].modes is not None else {"unsupported"})

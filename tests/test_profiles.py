@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from tmux_pane import TIMEOUT, tmux_available, tmux_server
 
-from termsim import Terminal
+from termsim.emulator import Terminal
 from termsim.emulator.emulation import Emulation
 from termsim.emulator.profiles import (
     FACTS,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from termsim import Playback
+from termsim.files import Playback
 
 FAILING = '''
 import pytest, termsim

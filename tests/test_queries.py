@@ -16,7 +16,8 @@ import sys
 import pytest
 
 import termsim
-from termsim import Terminal, Text
+from termsim import Text
+from termsim.emulator import Terminal
 from termsim.emulator.tcap import _TCAP_KEYS, _TCAP_STRINGS, tcap_value
 
 
@@ -149,7 +150,7 @@ async def test_vim_gets_an_answer_to_everything_it_asks(tmp_path: object) -> Non
         await term.press("escape")
         await term.type(":q!\n")
         assert await term.wait_exit() == 0
-    kinds = {q.kind for q in term.terminal.queries}
+    kinds = {q.kind for q in term.queries}
     assert {"da2", "xtgettcap", "decrqss"} <= kinds
     # Only the kitty keyboard query, which a terminal without it leaves alone.
-    assert {q.kind for q in term.terminal.unanswered()} <= {"kitty-keyboard"}
+    assert {q.kind for q in term.unanswered()} <= {"kitty-keyboard"}

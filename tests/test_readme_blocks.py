@@ -101,7 +101,7 @@ def _default(text: str) -> object:
 
 @pytest.mark.parametrize(("call", "function"), [
     ("termsim.spawn", termsim.spawn),
-    ("termsim.Terminal", termsim.Terminal),
+    ("termsim.emulator.Terminal", termsim.emulator.Terminal),
     ("await term.wait_for", termsim.Driver.wait_for),
     ("await term.expect_screen", termsim.Driver.expect_screen),
 ])
@@ -132,7 +132,7 @@ def test_the_architecture_drawing_names_what_exists() -> None:
     names = set(re.findall(r"\b([A-Z][a-z]+(?:[A-Z][a-z]+)+|Terminal|Engine|Recording|Snapshot)\b",
                            drawing))
     packages = set(re.findall(r"\b(\w+): ", drawing))
-    assert packages == {"live", "engine", "emulator", "recording", "replay"}
+    assert packages == {"live", "engine", "emulator", "recording", "offline"}
     for package in packages:
         assert (ROOT / "termsim" / package / "__init__.py").exists(), package
     exported = {name for package in packages

@@ -94,8 +94,8 @@ async def test_ls_color_floods_coloured_lines_drawn_as_each_byte_would_draw_them
     assert snap.cell(last - 1, 0).style == termsim.Style(fg="blue", bold=True)
     assert snap.cell(last, 0).style == termsim.Style(fg="green", bold=True)
     assert snap.cell(last, 9).style == termsim.Style()
-    small = termsim.Terminal(80, 24)
-    for event in termsim.Recording.open(path).of_type(termsim.events.Output):
+    small = termsim.emulator.Terminal(80, 24)
+    for event in termsim.files.Recording.open(path).of_type(termsim.events.Output):
         for i in range(0, len(event.data), 15):
             small.feed(event.data[i:i + 15])
     assert [snap.row_cells(y) for y in range(24)] == [
@@ -128,7 +128,7 @@ async def test_vim_edits_and_writes_a_file(tmp_path: Path) -> None:
         mark = await term.type(":wq\n")
         assert await term.wait_exit() == 0
     assert path.read_text() == "hello from termsim\n"
-    assert {q.kind for q in term.terminal.unanswered()} <= {"kitty-keyboard"}
+    assert {q.kind for q in term.unanswered()} <= {"kitty-keyboard"}
 
 
 async def test_less_pages_to_the_end_and_quits(tmp_path: Path) -> None:
@@ -171,7 +171,7 @@ async def test_bpython_evaluates(tmp_path: Path) -> None:
         await term.wait_for(Regex(r"^42$") & CursorAfter(">>> "), since=mark)
         await term.press("ctrl+d")
         assert await term.wait_exit() == 0
-    assert {q.kind for q in term.terminal.unanswered()} == set()
+    assert {q.kind for q in term.unanswered()} == set()
 
 
 async def test_litecli_runs_a_query(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import msgpack
 import pytest
 
 import termsim
-from termsim import Playback, Recording, RecordingError, Text
+from termsim import RecordingError, Text
 from termsim.events import (
     End,
     Input,
@@ -20,6 +20,7 @@ from termsim.events import (
     WaitEnded,
     WaitStarted,
 )
+from termsim.files import Playback, Recording
 from termsim.recording.format import MAGIC
 
 pytestmark = pytest.mark.anyio
@@ -135,7 +136,7 @@ async def test_sequences_not_understood_are_counted_in_the_recording(tmp_path: P
     path = tmp_path / "s.tsr"
     async with termsim.spawn(["printf", "\\033[5ihi\\033[5i"], record=path) as term:
         await term.wait_exit(timeout=10)
-        assert term.terminal.unknown["CSI i"] == 2
+        assert term.unknown["CSI i"] == 2
     counts = [e.counts for e in Recording.open(path).of_type(UnknownSequences)]
     assert counts == [{"CSI i": 2}]
 

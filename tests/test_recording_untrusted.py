@@ -38,7 +38,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import termsim
-from termsim import ArgumentError, Playback, Recording, RecordingError, TermsimError
+from termsim import ArgumentError, RecordingError, TermsimError
 from termsim.cli import main
 from termsim.events import (
     End,
@@ -59,6 +59,7 @@ from termsim.events import (
     WaitStarted,
     Warned,
 )
+from termsim.files import Playback, Recording
 from termsim.recording.codec import encode
 from termsim.recording.format import MAGIC, RecordingWriter, make_header
 

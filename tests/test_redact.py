@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import termsim
-from termsim import InputReady, Playback, Recording, Text
+from termsim import InputReady, Text
 from termsim.events import Input, Note, WaitStarted
+from termsim.files import Playback, Recording
 from termsim.recording.redact import REDACTED, Redactor, mask
 from termsim.recording.redact_stream import BytesRedaction
 

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import termsim
-from termsim import InputReady, Playback, Recording, Region, Text
+from termsim import InputReady, Region, Text
 from termsim.cli import main
 from termsim.codegen import generate
 from termsim.emulator.grammar import Scanner
@@ -42,6 +42,7 @@ from termsim.events import (
     WaitEnded,
     WaitStarted,
 )
+from termsim.files import Playback, Recording
 from termsim.recording.recorder import Recorder
 from termsim.recording.redact import CONTINUED, REDACTED, Redactor, mask
 from termsim.recording.redact_stream import BytesRedaction, Stream

@@ -9,7 +9,8 @@ import anyio
 import pytest
 
 import termsim
-from termsim import Playback, ProcessExited, ReplayDivergence, Text, WaitTimeout
+from termsim import ProcessExited, ReplayDivergence, Text, WaitTimeout
+from termsim.files import Playback
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 #: The same sessions recorded by termsim 0.1.0 in format 1.0, kept as they were.
@@ -31,7 +32,7 @@ async def test_passing_session_replays_to_exit_status_0() -> None:
 async def test_boot_hang_replays_to_the_same_timeout_in_milliseconds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    recording = termsim.Recording.open(RECORDINGS / "boot-hang.tsr")
+    recording = termsim.files.Recording.open(RECORDINGS / "boot-hang.tsr")
     assert recording.duration >= HANG_TIMEOUT
     # In milliseconds because on the replay's virtual clock: it reaches the
     # timeout without ever sleeping (the one way a replay waits real time).
@@ -122,7 +123,7 @@ async def outcome(path: Path) -> tuple[object, str]:
 async def test_recordings_made_before_and_after_replay_to_the_same_end(name: str) -> None:
     # A 1.0 file has no input-read events: its marks count from the write, as
     # they did. The regenerated file has them. Both end the same way.
-    assert termsim.Recording.open(RECORDINGS_1_0 / f"{name}.tsr").version == (1, 0)
+    assert termsim.files.Recording.open(RECORDINGS_1_0 / f"{name}.tsr").version == (1, 0)
     before = await outcome(RECORDINGS_1_0 / f"{name}.tsr")
     after = await outcome(RECORDINGS / f"{name}.tsr")
     assert before == after

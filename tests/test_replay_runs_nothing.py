@@ -109,7 +109,7 @@ async def test_replay_and_every_reader_run_nothing_and_open_nothing_named(
 
 def _named(path: Path, mark: Path, golden: Path) -> set[str]:
     """The paths the recording names: its directory, the file, the golden."""
-    header = termsim.Recording.open(path).header
+    header = termsim.files.Recording.open(path).header
     assert Path(header["cwd"]).resolve() == mark.parent.resolve()
     assert golden.name.encode() in path.read_bytes()
     return {os.path.realpath(p) for p in (mark, golden, mark.parent)}

@@ -26,10 +26,11 @@ import pytest
 from conftest import CHROMIUM, program, trace_bench
 
 import termsim
-from termsim import Recording, Text, WaitTimeout
+from termsim import Text, WaitTimeout
 from termsim.engine.failures import owed
 from termsim.events import Input, Output
-from termsim.replay.diff import diff
+from termsim.files import Recording
+from termsim.offline.diff import diff
 from termsim.report.html import recording_html
 
 pytestmark = pytest.mark.anyio
@@ -284,8 +285,8 @@ async def test_a_probe_the_terminal_cannot_answer_and_ignored_modes_are_not_list
     # answer for "no kitty keyboard"; xterm ignores mode 2031, so does the profile.
     async with termsim.spawn(program("truth_probe.py", "kitty", "2031", "9999")) as term:
         failure = await probe_then_fail(term)
-        assert [q.status for q in term.terminal.queries] == ["unsupported", "answered"]
-        assert "CSI ?2031h" in term.terminal.unknown  # counted, as termsim info shows it
+        assert [q.status for q in term.queries] == ["unsupported", "answered"]
+        assert "CSI ?2031h" in term.unknown  # counted, as termsim info shows it
     message = str(failure)
     assert "queries still unanswered" not in message and "ESC[?u" not in message, message
     assert failure.unanswered == []
@@ -298,12 +299,12 @@ async def test_an_ignored_query_is_owed_until_the_program_moves_past_it() -> Non
     # The policy withholds the CPR; DA1 after it is answered, and the program draws.
     async with termsim.spawn(program("truth_probe.py", "cpr"), cpr="ignore") as term:
         await probe_then_fail(term)
-        assert [q.status for q in term.terminal.queries] == ["ignored", "answered"]
-        assert owed(term.terminal.queries) == []
+        assert [q.status for q in term.queries] == ["ignored", "answered"]
+        assert owed(term.queries) == []
     # Asked alone, nothing answered after it: the program may still wait for it.
     async with termsim.spawn(program("truth_probe.py", "cpr", "alone"), cpr="ignore") as term:
         failure = await probe_then_fail(term)
-        assert [q.describe() for q in owed(term.terminal.queries)] == [
+        assert [q.describe() for q in owed(term.queries)] == [
             "ESC[6n (cursor position report) at output byte 0: ignored"]
     assert "queries still unanswered:\n    ESC[6n (cursor position report)" in str(failure)
 

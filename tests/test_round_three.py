@@ -17,7 +17,7 @@ import unicodedata
 
 import pytest
 
-from termsim import Emulation, Terminal
+from termsim.emulator import Emulation, Terminal
 
 
 def line(data: bytes, cols: int, emulation: Emulation | None = None) -> str:

@@ -20,7 +20,7 @@ from helpers import feed_chunks, feed_split, query_log
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from termsim import Terminal
+from termsim.emulator import Terminal
 from termsim.emulator.signal_log import SignalLog
 from termsim.emulator.tokenizer import Parser, Part
 

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import termsim
-from termsim import Recording
 from termsim.events import Event, Input, InputRead, Output, WaitEnded, WaitStarted
-from termsim.replay.perturb import (
+from termsim.files import Recording
+from termsim.offline.perturb import (
     Delay,
     Merge,
     Perturbation,

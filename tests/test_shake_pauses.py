@@ -20,7 +20,7 @@ import pytest
 import termsim
 from termsim import Text
 from termsim.events import Input, Output, WaitEnded, WaitStarted
-from termsim.replay.perturb import Pause, Perturbation, Split, parse, random_variant
+from termsim.offline.perturb import Pause, Perturbation, Split, parse, random_variant
 
 PROGRAM = ("import os, tty; tty.setraw(0); "
            "os.write(1, b'\\x1b[?25lleft right\\x1b[?25h'); os.read(0, 1)")
@@ -69,7 +69,7 @@ async def test_a_pause_shows_a_wait_half_a_screen_a_split_does_not(tmp_path: Pat
 
     async with termsim.spawn([sys.executable, "-c", PROGRAM], record=path) as term:
         await body(term)
-    output = b"".join(e.data for e in termsim.Recording.open(path).of_type(Output))
+    output = b"".join(e.data for e in termsim.files.Recording.open(path).of_type(Output))
     cut = output.index(b"right")
     async with termsim.replay(path, perturb=f"split {cut}") as term:
         await body(term)  # both halves at once: the frame closes whole

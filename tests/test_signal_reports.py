@@ -21,9 +21,11 @@ from conftest import inherited_env, program
 from test_html import CHROMIUM, Page, data_of, dump_dom
 
 import termsim
-from termsim import InputReady, Playback, Recording, Terminal, Text
+from termsim import InputReady, Text
 from termsim.cli import main
+from termsim.emulator import Terminal
 from termsim.engine.film import Film
+from termsim.files import Playback, Recording
 from termsim.report.html import recording_html
 from termsim.report.info import said_outside_the_cells
 from termsim.report.svg import snapshot_svg

@@ -25,10 +25,10 @@ from termsim import (
     Link,
     Notified,
     Region,
-    Terminal,
     Text,
     Title,
 )
+from termsim.emulator import Terminal
 from termsim.engine.predicates import Context
 from termsim.engine.screentext import Options, render
 

@@ -9,7 +9,8 @@ import pytest
 from helpers import sampled_screens
 from pyte.screens import Char
 
-from termsim import Cell, Cursor, Modes, Region, Snapshot, Style, Terminal
+from termsim import Cell, Cursor, Modes, Region, Snapshot, Style
+from termsim.emulator import Terminal
 from termsim.emulator.snapshot import Run, build_lines
 
 RECORDINGS = sorted((Path(__file__).resolve().parent.parent / "recordings").glob("*.tsr"))

@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 from helpers import sampled_screens
 
-from termsim import Playback, Recording, Snapshot, Style, Terminal
+from termsim import Snapshot, Style
 from termsim.cli import main
+from termsim.emulator import Terminal
 from termsim.emulator.snapshot import Run
 from termsim.events import WaitEnded, WaitStarted
+from termsim.files import Playback, Recording
 from termsim.report import draw as _draw
 from termsim.report import html as _html
 from termsim.report import html_assets, html_screens

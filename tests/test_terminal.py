@@ -15,7 +15,8 @@ from helpers import COLS, ROWS, feed_chunks, feed_split, query_log
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim import QUERY_KINDS, Modes, Query, Snapshot, Terminal
+from termsim import Modes, Query, Snapshot
+from termsim.emulator import QUERY_KINDS, Terminal
 from termsim.emulator import queries as _queries
 from termsim.emulator.sgr import StyledChar
 from termsim.emulator.terminal import printable

@@ -17,8 +17,8 @@ import pytest
 from tmux_pane import TmuxServer, tmux_available, tmux_screen, tmux_server
 
 import termsim
-from termsim import Recording
 from termsim.events import Output, Resize
+from termsim.files import Recording
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 CUTS = 8
@@ -49,7 +49,7 @@ def test_termsim_and_tmux_show_the_same_text(name: str, tmux: TmuxServer) -> Non
     cols, rows = recording.cols, recording.rows
     for cut in cut_points(recording):
         data = b"".join(outputs[:cut])
-        terminal = termsim.Terminal(cols, rows)
+        terminal = termsim.emulator.Terminal(cols, rows)
         terminal.feed(data)
         ours = [line.rstrip() for line in terminal.screen.lines]
         theirs = tmux_screen(tmux, data, cols, rows)

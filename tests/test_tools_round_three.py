@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 import termsim
-from termsim import Playback, Recording, Regex, Terminal, Text, WaitTimeout
+from termsim import Regex, Text, WaitTimeout
 from termsim.cli import main
+from termsim.emulator import Terminal
 from termsim.engine.predicates import as_predicate
+from termsim.files import Playback, Recording
 
 PYTHON_REPL = [sys.executable, "-q", "-i"]
 

@@ -10,9 +10,9 @@ import pytest
 from conftest import CHROMIUM, trace_bench
 from readme import block
 
-from termsim import Recording
 from termsim.cli import main
 from termsim.emulator.names import named
+from termsim.files import Recording
 from termsim.report.html import recording_html
 from termsim.report.predicate_text import parse
 from termsim.report.steps import input_title, story

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 import termsim
-from termsim import ArgumentError, Recording, RecordingError, Text
+from termsim import ArgumentError, RecordingError, Text
 from termsim.cli import main
 from termsim.emulator.terminal import Terminal
 from termsim.events import End, Output, WaitEnded, WaitStarted
+from termsim.files import Recording
+from termsim.offline.evidence import describe_recordings
 from termsim.recording.format import RecordingWriter, make_header
-from termsim.replay.evidence import describe_recordings
 from termsim.report import predicate_text
 from termsim.report.asciicast import import_asciicast
 

@@ -70,7 +70,7 @@ async def test_a_toolbar_drawn_before_the_key_was_read_is_not_the_answer(
 
 
 async def test_the_example_turn_as_a_sequence(repl_env: dict[str, str]) -> None:
-    events: list[termsim.Event] = []
+    events: list[termsim.files.Event] = []
     async with termsim.spawn(EXAMPLE, cols=100, rows=30, env=repl_env) as term:
         term.listeners.append(events.append)
         await term.wait_for(Text("Pick a theme"), timeout=30)

@@ -7,7 +7,7 @@ termsim's hang-up, which is no exit); ``waits`` says in predicates what a
 step changed, among the texts ``fresh`` finds it drew, in the pane it
 changed it in when the screen is split (``panes``); ``masks`` leaves free
 what varies from run to run; ``environment`` reads what the program ran
-with; ``module`` writes the file. It sits beside ``replay`` (it
+with; ``module`` writes the file. It sits beside ``offline`` (it
 reads recordings and replays them through the engine's terminal) and below
 the edges (the ``termsim`` command).
 """

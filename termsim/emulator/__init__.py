@@ -14,5 +14,19 @@ choices where real terminals disagree.
 
 Nothing here touches a file descriptor, a clock or an event loop, so all of
 it is tested with plain byte strings (``tests/test_layers.py`` holds that).
-This package is internal: the supported API is ``termsim``'s top level.
+For people who use the terminal without a program (feeding it bytes of
+their own, comparing it with another emulator, choosing how it answers),
+this package's top level is the supported API; the modules in it are
+internal. Test code imports from :mod:`termsim`.
 """
+
+from ..naming import publish
+from .emulation import Emulation
+from .keys import key_bytes
+from .profiles import PROFILES, Profile
+from .terminal import QUERY_KINDS, Policy, Terminal
+
+__all__ = ["PROFILES", "QUERY_KINDS", "Emulation", "Policy", "Profile", "Terminal", "key_bytes"]
+
+publish(globals(), __all__, __name__)
+del publish

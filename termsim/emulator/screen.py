@@ -122,7 +122,7 @@ __all__ = [
 
 
 class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, PaletteOps):
-    """The screen state behind a :class:`termsim.Terminal`; not public API.
+    """The screen state behind a :class:`termsim.emulator.Terminal`; not public API.
 
     Its operations come from the concerns above; what is left here is what
     spans all of them: RIS, DECSTR, DECALN.

@@ -2,7 +2,7 @@
 
 A snapshot is a value: once built it never changes, so a test can keep the
 screen a wait matched, compare two with ``==``, and an error can carry the
-screen of the moment it failed. Only a :class:`~termsim.Terminal` builds them.
+screen of the moment it failed. Only a :class:`~termsim.emulator.Terminal` builds them.
 
 Rows and columns are 0-based; negative indexes count from the bottom/right.
 Each row is kept as the terminal's own row of cells (shared, never mutated,
@@ -13,7 +13,9 @@ This module holds :class:`Snapshot` itself. The values it hands out
 (:class:`Style`, :class:`Cell`, :class:`Run`, :class:`Cursor`,
 :class:`Modes`) are :mod:`.snapshot_values`'s, and reading a stored row (its
 text, its cells' styles, its runs and their cache) is :mod:`.snapshot_rows`'s;
-both are re-exported here, where the rest of termsim imports them from.
+both are re-exported here, where the rest of termsim imports them from,
+as is :class:`Match` (:mod:`.matches`): what the wait that returned a
+snapshot found on it, which the snapshot carries but is not part of it.
 
 Renderers read a row as :class:`Run` values (:meth:`Snapshot.runs`): cells of
 one style grouped, the only view of a row they need, so that nothing outside
@@ -26,6 +28,7 @@ from typing import Any, Protocol
 
 from pyte.screens import Char
 
+from .matches import Awaited, Match, Place
 from .signals import (
     EMPTY,
     Bell,
@@ -45,7 +48,9 @@ __all__ = [
     "Cell",
     "Cursor",
     "Hyperlink",
+    "Match",
     "Modes",
+    "Place",
     "Row",
     "Run",
     "Snapshot",
@@ -68,7 +73,7 @@ class Snapshot:
     ``generation`` orders snapshots of one terminal: a higher number is a
     later screen. ``input_ready`` is whether the program was reading its
     terminal in raw mode (``None`` where nobody knows, as in a bare
-    :class:`~termsim.Terminal`).
+    :class:`~termsim.emulator.Terminal`).
     """
 
     __slots__ = (
@@ -76,6 +81,7 @@ class Snapshot:
         "_built",
         "_cells",
         "_default",
+        "_found",
         "_ready",
         "_runs",
         "_text",
@@ -119,6 +125,10 @@ class Snapshot:
     #: The last copy ``with_input_ready`` made (None: none yet), so that a
     #: wait's every look at one screen gets the one object, and its caches.
     _ready: Snapshot | None
+    #: What the wait that returned this screen found on it: the parts of its
+    #: predicate that held, and the matches of its ``Text`` and ``Regex``
+    #: (``matched``, ``matches``, ``match``).
+    _found: tuple[tuple[Awaited, ...], tuple[Match, ...]]
 
     def __init__(
         self, *, cols: int, rows: int, cells: tuple[Row | str, ...], lines: tuple[str, ...],
@@ -143,6 +153,7 @@ class Snapshot:
         set_(self, "_built", None)
         set_(self, "_text", [None, stripped])
         set_(self, "_ready", None)
+        set_(self, "_found", _NOTHING)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("a Snapshot is immutable")
@@ -168,6 +179,51 @@ class Snapshot:
         set_(snap, "_text", self._text)  # and the same text
         set_(self, "_ready", snap)
         return snap
+
+    def with_matches(self, matched: tuple[Awaited, ...], matches: tuple[Match, ...]) -> Snapshot:
+        """The same screen, carrying what a wait found on it (the engine
+        returns this from ``wait_for``). A copy, sharing the rows and their
+        caches: the terminal's own snapshot may be another wait's answer."""
+        snap = Snapshot(
+            cols=self.cols, rows=self.rows, cells=self._cells, lines=self.lines,
+            cursor=self.cursor, title=self.title, alternate=self.alternate,
+            modes=self.modes, generation=self.generation, input_ready=self.input_ready,
+            default=self._default, signals=self.signals,
+        )
+        set_ = object.__setattr__
+        set_(snap, "_runs", self._runs)
+        set_(snap, "_text", self._text)
+        set_(snap, "_built", self._built)
+        set_(snap, "_found", (matched, matches))
+        return snap
+
+    # -- what the wait that returned it found -------------------------------------
+
+    @property
+    def match(self) -> Match | None:
+        """The text the wait that returned this screen matched: its first
+        ``Text`` or ``Regex`` that held, with its groups and its place
+        (``screen.match.group("n")``, ``screen.match.row``); None for a
+        screen no wait returned, or a wait with no text in it.
+
+        Not part of the screen: two snapshots of one screen are equal (and
+        hash alike) whatever their waits found."""
+        matches = self._found[1]
+        return matches[0] if matches else None
+
+    @property
+    def matches(self) -> tuple[Match, ...]:
+        """Every ``Text`` and ``Regex`` of the wait that held on this screen,
+        in the predicate's order, with its match: both sides of ``a & b``."""
+        return self._found[1]
+
+    @property
+    def matched(self) -> tuple[Awaited, ...]:
+        """The parts of the wait's predicate that held on this screen, in
+        order: the whole first, then, for ``a | b``, the side (or sides)
+        that held, down to the simple predicates: ``a in screen.matched``
+        says whether ``a`` did. Empty for a screen no wait returned."""
+        return self._found[0]
 
     # -- what was said outside the cells ------------------------------------------
 
@@ -379,6 +435,10 @@ class Snapshot:
             out.append(f"{pad} │… {hidden} blank row{plural} (to row {self.rows - 1})")
         out.append(f"{pad} └{bar}")
         return "\n".join(out)
+
+
+#: A screen no wait returned: nothing matched.
+_NOTHING: tuple[tuple[Awaited, ...], tuple[Match, ...]] = ((), ())
 
 
 def _index(i: int, size: int, what: str) -> int:

@@ -93,6 +93,8 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Cursor:
+    """Where the cursor is (0-based row and column) and whether it is shown:
+    a prompt is ready when the cursor sits after it, visible."""
     row: int
     col: int
     visible: bool

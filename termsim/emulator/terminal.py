@@ -139,8 +139,10 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         #: The terminal it answers as (``termsim profiles`` lists them).
         self.profile = profile_named(profile)
         self._screen.profile = self.profile
-        #: Where terminals disagree, which way this one goes.
-        self.emulation = emulation or Emulation()
+        #: Where terminals disagree, which way this one goes: the profile's
+        #: unless said (``Terminal(profile="kitty")`` draws as
+        #: ``spawn(profile="kitty")`` does).
+        self.emulation = emulation or self.profile.emulation
         self._screen.backspace_past_edge = self.emulation.backspace_at_wrap == "tmux"
         self._screen.graphemes = self.emulation.graphemes
         self._screen.reflow = self.emulation.reflow

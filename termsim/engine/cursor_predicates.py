@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..emulator.region import resolve
 from ..emulator.snapshot import Snapshot
 from .predicates import Predicate
+from .text_predicates import NBSP, as_spaces
 
 
 def _visible_ok(visible: bool | None, snap: Snapshot) -> bool:
@@ -71,6 +72,11 @@ class CursorAfter(Predicate):
     The sharpest way to wait for a prompt: a prompt left over from the
     previous turn is still on the screen, but the cursor is not after it.
     ``visible`` as in :class:`CursorAt` (a visible cursor, by default).
+
+    A no-break space (U+00A0) reads as a space, on the screen and in
+    ``text``: ink apps (Claude Code, Gemini CLI) draw ``❯`` and a no-break
+    space, and ``CursorAfter("❯ ")`` is what their prompt looks like. A
+    failed wait's error shows the screen's own characters (``'❯\\xa0'``).
     """
 
     def __init__(self, text: str, *, visible: bool | None = True) -> None:
@@ -78,11 +84,17 @@ class CursorAfter(Predicate):
             raise ValueError("CursorAfter() needs a non-empty string")
         self.text = text
         self.visible = visible
+        self._spaced = as_spaces(text)
+        self._nbsp = NBSP in text
 
     def __call__(self, snap: Snapshot) -> bool:
         cur = snap.cursor
-        return _visible_ok(self.visible, snap) and \
-            snap.span(cur.row, 0, cur.col).endswith(self.text)
+        if not _visible_ok(self.visible, snap):
+            return False
+        before = snap.span(cur.row, 0, cur.col)
+        return before.endswith(self.text) or (
+            (self._nbsp or NBSP in before)
+            and as_spaces(before).endswith(self._spaced))
 
     def describe(self) -> str:
         return f"the cursor right after {self.text!r}{_visibility(self.visible)}"
@@ -91,7 +103,9 @@ class CursorAfter(Predicate):
         cur = snap.cursor
         before = snap.span(cur.row, 0, cur.col)
         shown = "" if cur.visible else ", hidden"
-        return f"left of the cursor (row {cur.row}, column {cur.col}{shown}): {before[-40:]!r}"
+        nbsp = "; its U+00A0 (no-break space) reads as a space" if NBSP in before[-40:] else ""
+        return (f"left of the cursor (row {cur.row}, column {cur.col}{shown}): "
+                f"{before[-40:]!r}{nbsp}")
 
 
 class InputReady(Predicate):

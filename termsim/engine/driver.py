@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import os
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Self
@@ -24,8 +25,8 @@ from ..emulator.keys import key_bytes, key_events
 from ..emulator.mouse import Mouse
 from ..emulator.region import Region
 from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import Terminal
-from ..errors import ArgumentError, SessionClosed, surface, warn
+from ..emulator.terminal import Query, Terminal
+from ..errors import ArgumentError, SessionClosed, TermsimError, surface, warn
 from ..events import Event, Note, Warned, stamp
 from ..recording.redact import REDACTED
 from .activity import Ignore, ignored_regions
@@ -36,20 +37,21 @@ from .predicates import PredicateLike
 from .screentext import Mask
 from .settings import hygiene_checked
 from .source import Mark
+from .unawaited import Verbs, verb
 
 #: Called with every event of a session, in order.
 Listener = Callable[[Event], None]
 
 
-class Driver(ABC):
+class Driver(Verbs, ABC):
     """What :func:`termsim.spawn` and :func:`termsim.replay` give a test.
 
     Use it as an async context manager; leaving the block closes the
     session (a live one ends its whole process tree).
     """
 
-    terminal: Terminal
-    engine: Engine
+    _terminal: Terminal
+    _engine: Engine
 
     def __init__(self, *, timeout: float = 10.0, stall: float | None = None,
                  hygiene: bool | None = None, ignore: Ignore | None = None) -> None:
@@ -57,7 +59,7 @@ class Driver(ABC):
         self.timeout = timeout
         #: Whether the session fails when its program exits leaving modes on
         #: (:meth:`hygiene`); None given: the runner's default
-        #: (``--termsim-hygiene``, ``termsim.check_hygiene``).
+        #: (``--termsim-hygiene``, ``termsim.runner.check_hygiene``).
         self.check_hygiene = hygiene_checked(hygiene)
         #: The session's default ``stall=`` for waits (None: waits never stall).
         self.stall = stall
@@ -71,6 +73,7 @@ class Driver(ABC):
         #: order: output as read, inputs, replies, waits, the exit...
         self.listeners: list[Listener] = []
         self._marks = 0
+        self._made = []
 
     def _emit(self, event: Event) -> None:
         for listener in self.listeners:
@@ -83,7 +86,7 @@ class Driver(ABC):
         matched, the time the matching output was recorded at). Events'
         ``t``, ``Mark.at`` and timeouts are all on this clock, so a test that
         measures with it measures the same on a replay."""
-        return self.engine.source.now()
+        return self._engine.source.now()
 
     def _now(self) -> float:
         return stamp(self.now())
@@ -93,12 +96,12 @@ class Driver(ABC):
         program's reading of it is watched (it counts from that read, not
         from the write)."""
         self._marks += 1
-        mark = Mark(self._marks, self.terminal.generation, self._now(), self.engine.scrub(label))
-        self.engine.input_sent(mark, tracked=tracked)
+        mark = Mark(self._marks, self._terminal.generation, self._now(), self._engine.scrub(label))
+        self._engine.input_sent(mark, tracked=tracked)
         return mark
 
     def _warn(self, message: str) -> None:
-        message = self.engine.scrub(message)
+        message = self._engine.scrub(message)
         self.warnings.append(message)
         self._emit(Warned(self._now(), message))
         warn(message)  # last: under -W error it raises
@@ -111,11 +114,11 @@ class Driver(ABC):
         """Why ``what`` (an input, a resize) cannot go to the program now, and
         what to do instead: the commonest case is a key pressed after the
         ``async with`` block ended."""
-        if self.engine.closed:
+        if self._engine.closed:
             return SessionClosed(
                 f"cannot send {what}: the session is closed (its `async with` block has "
                 "ended, or aclose() was called); send input inside the block")
-        status = self.engine.exit_status
+        status = self._engine.exit_status
         return SessionClosed(
             f"cannot send {what}: the program has exited"
             f"{f' with status {status}' if status is not None else ''}; "
@@ -138,10 +141,20 @@ class Driver(ABC):
     ) -> bool | None:
         exited = self.exit_status is not None
         await self.aclose()
-        dirty = self._left_dirty(exited) if exc is None else None
-        if dirty is not None:
-            raise dirty
+        failure = self._block_failure(exited, exc)
+        if failure is not None:
+            raise failure
         return None
+
+    def _block_failure(self, exited: bool, exc: BaseException | None) -> TermsimError | None:
+        """What fails a block that ended without an error of its own: a verb
+        never awaited, else a program that left the terminal dirty. (With an
+        error, that error is the story: the forgotten coroutines are closed
+        quietly and the terminal is not judged.)"""
+        forgotten = self._never_awaited()
+        if exc is not None:
+            return None
+        return forgotten or self._left_dirty(exited)
 
     def hygiene(self) -> list[Leftover]:
         """What the program left on that a fresh terminal has off: the
@@ -150,7 +163,7 @@ class Driver(ABC):
         the sequence that undoes it and when it was turned on. Asked after
         the program exited (or was interrupted), an empty list means it left
         the terminal as it found it."""
-        return self.terminal.leftovers()
+        return self._terminal.leftovers()
 
     def _left_dirty(self, exited: bool) -> TerminalLeftDirty | None:
         """The failure of a session that checks hygiene and whose program
@@ -163,25 +176,59 @@ class Driver(ABC):
         if not left:
             return None
         return TerminalLeftDirty(leftovers=left, status=self.exit_status,
-                                 snapshot=self.screen, recording=self.engine.recording)
+                                 snapshot=self.screen, recording=self._engine.recording)
 
     def note(self, label: str) -> None:
         """Put a labelled marker in the session (and its recording)."""
         self._emit(Note(self._now(), str(label)))
+
+    # -- what the terminal saw -----------------------------------------------------------
+
+    @property
+    def queries(self) -> list[Query]:
+        """The queries the program sent (CPR, DA, DECRQM...), oldest first,
+        each with its reply and status: the most recent 1,000
+        (:attr:`query_count` counts them all). A copy: the session's own
+        list keeps growing."""
+        return list(self._terminal.queries)
+
+    @property
+    def query_count(self) -> int:
+        """How many queries the program sent in all."""
+        return self._terminal.query_count
+
+    def unanswered(self) -> list[Query]:
+        """The queries the program is still waiting for an answer to, oldest
+        first: a hang that starts here is a program waiting on its terminal."""
+        return self._terminal.unanswered()
+
+    @property
+    def unknown(self) -> Counter[str]:
+        """Sequences termsim did not understand, counted by kind (``"CSI i"``):
+        what the program asked of its terminal that termsim ignored."""
+        return Counter(self._terminal.unknown)
+
+    @property
+    def bytes_read(self) -> int:
+        """How many bytes of output the terminal has read from the program."""
+        return self._terminal.bytes_fed
 
     # -- waiting --------------------------------------------------------------------------
 
     @property
     def screen(self) -> Snapshot:
         """The screen now."""
-        return self.engine.snapshot()
+        return self._engine.snapshot()
 
+    @verb
     @surface
     async def wait_for(
         self, predicate: PredicateLike, *, timeout: float | None = None,
         since: Mark | None = None, stall: float | None = None, ignore: Ignore | None = None,
     ) -> Snapshot:
-        """Wait until a settled screen matches; return the snapshot that matched.
+        """Wait until a settled screen matches; return the snapshot that matched,
+        carrying what it found: ``screen.match`` (a ``Regex``'s groups, and
+        where they are), ``screen.matched`` (which side of ``a | b`` held).
 
         ``since=mark`` counts only screens the program drew after it read the
         input that returned ``mark`` (see the README: "Waits that cannot be
@@ -195,13 +242,14 @@ class Driver(ABC):
         :class:`ProcessExited` at once if the program exits first.
         """
         __tracebackhide__ = True
-        return await self.engine.wait_for(
+        return await self._engine.wait_for(
             predicate, timeout=self.timeout if timeout is None else timeout,
             since=checked_since(since),
             stall=self.stall if stall is None else stall,
             ignore=self.ignore if ignore is None else ignored_regions(ignore),
         )
 
+    @verb
     @surface
     async def expect_screen(
         self, expected: str | None = None, *, golden: str | os.PathLike[str] | None = None,
@@ -226,7 +274,7 @@ class Driver(ABC):
         :class:`GoldenMissing`; ``pytest --termsim-update`` writes goldens.
         """
         __tracebackhide__ = True
-        return await expect_screen(self.engine, expected, golden=golden,
+        return await expect_screen(self._engine, expected, golden=golden,
                                    since=checked_since(since),
                                    timeout=self.timeout if timeout is None else timeout,
                                    stall=self.stall if stall is None else stall, region=region,
@@ -234,36 +282,38 @@ class Driver(ABC):
                                    ignore=self.ignore if ignore is None
                                    else ignored_regions(ignore))
 
+    @verb
     @surface
     async def wait_exit(self, timeout: float | None = None) -> int | None:
         """Wait for the program to exit; its status, negative for a signal
         (``None`` when the status could not be known)."""
         __tracebackhide__ = True
-        return await self.engine.wait_exit(timeout=self.timeout if timeout is None else timeout)
+        return await self._engine.wait_exit(timeout=self.timeout if timeout is None else timeout)
 
     def transcript(self, since: Mark | None = None) -> str:
         """The text drawn after ``since`` was written (everything without it),
         in reading order: the rows that scrolled off the top (the last 1,000),
         then the screen, with no escape sequences. For a reply longer than
         the screen. In a wait, ``Region.transcript()`` reads the same text."""
-        return self.engine.transcript(checked_since(since))
+        return self._engine.transcript(checked_since(since))
 
     def input_ready(self) -> bool | None:
         """Whether the program reads keys in raw mode right now (None: unknown).
         :class:`~termsim.InputReady` waits for it."""
-        return self.engine.source.input_ready()
+        return self._engine.source.input_ready()
 
     def silent_for(self) -> float | None:
         """Seconds since the program last printed (None: it never did)."""
-        return self.engine.silent_for()
+        return self._engine.silent_for()
 
     @property
     def exit_status(self) -> int | None:
         """The program's exit status once it exited (negative for a signal), else None."""
-        return self.engine.exit_status
+        return self._engine.exit_status
 
     # -- input ------------------------------------------------------------------------------
 
+    @verb
     @surface
     async def type(self, text: str, *, secret: bool = False) -> Mark:
         """Type text, in one write. A trailing newline is Enter, pressed after
@@ -274,7 +324,7 @@ class Driver(ABC):
         never appears in errors, logs or recordings."""
         text = text.replace("\r\n", "\n")
         body, enter = (text[:-1], True) if text.endswith("\n") else (text, False)
-        if self.terminal.modes.bracketed_paste and "\n" in body:
+        if self._terminal.modes.bracketed_paste and "\n" in body:
             data = b"\x1b[200~" + body.encode() + b"\x1b[201~"
             how = "pasted"
         else:
@@ -286,6 +336,7 @@ class Driver(ABC):
         label = f"{how} {shown}" + (" + enter" if enter else "")
         return await self._send_input(data, label, keys=True, secret=secret)
 
+    @verb
     @surface
     async def press(self, *keys: str, event: str | None = None) -> Mark:
         """Press keys by name (``"enter"``, ``"ctrl+d"``, ``"down"``...), each in
@@ -302,10 +353,10 @@ class Driver(ABC):
         program did not ask for sends nothing)."""
         if not keys:
             raise ArgumentError("press() needs at least one key")
-        modes = self.terminal.modes
+        modes = self._terminal.modes
         cursor, flags, other = (modes.application_cursor, modes.kitty_keyboard,
                                 modes.modify_other_keys)
-        legacy = self.terminal.emulation.keys == "kitty"
+        legacy = self._terminal.emulation.keys == "kitty"
         encoded = [
             b"".join(key_events(k, application_cursor=cursor, kitty_flags=flags,
                                 modify_other_keys=other, kitty_legacy=legacy)) if event is None
@@ -319,6 +370,7 @@ class Driver(ABC):
         assert mark is not None
         return mark
 
+    @verb
     @surface
     async def click(self, row: int, col: int, button: str = "left", *,
                     modifiers: Sequence[str] = (), count: int = 1) -> Mark:
@@ -332,6 +384,7 @@ class Driver(ABC):
         return await self._send_input(data, f"click {button}{times} at row {row}, col {col}",
                                       keys=True, secret=False)
 
+    @verb
     @surface
     async def scroll(self, row: int, col: int, lines: int, *,
                      modifiers: Sequence[str] = ()) -> Mark:
@@ -342,6 +395,7 @@ class Driver(ABC):
         return await self._send_input(data, f"scroll {way} {abs(lines)} at row {row}, col {col}",
                                       keys=True, secret=False)
 
+    @verb
     @surface
     async def drag(self, start: tuple[int, int], end: tuple[int, int], button: str = "left", *,
                    modifiers: Sequence[str] = ()) -> Mark:
@@ -353,9 +407,10 @@ class Driver(ABC):
                                       secret=False)
 
     def _mouse(self) -> Mouse:
-        terminal = self.terminal
+        terminal = self._terminal
         return Mouse(terminal.modes, terminal.cols, terminal.rows, terminal.cell_size)
 
+    @verb
     @surface
     async def send(self, data: bytes, *, secret: bool = False) -> Mark:
         """Send raw bytes, exactly as given."""

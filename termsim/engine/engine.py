@@ -93,7 +93,7 @@ from .causality import Inputs
 from .failures import ProcessExited, WaitTimeout, owed
 from .film import Film
 from .playback import apply_to_terminal
-from .predicates import Context, Predicate, PredicateLike, as_predicate
+from .predicates import Context, Predicate, PredicateLike, as_predicate, fresh, matched_screen
 from .source import Emit, Mark, Sink, Source
 from .waits import Wait, check_seconds, exited_error, misfit_error, outcome_of, timeout_error
 
@@ -109,7 +109,7 @@ KEPT_SCREENS = 64
 
 
 class Engine:
-    """Pending waits over one :class:`~termsim.Terminal` and one :class:`Source`."""
+    """Pending waits over one :class:`~termsim.emulator.Terminal` and one :class:`Source`."""
 
     def __init__(self, terminal: Terminal, source: Source, emit: Emit | None = None) -> None:
         self.terminal = terminal
@@ -373,7 +373,7 @@ class Engine:
             self._resolve(wait, error=exc)
             return
         if ok:
-            self._resolve(wait, matched=snap)
+            self._resolve(wait, matched=matched_screen(wait.predicate, snap, ctx))
 
     def _look_back(self, wait: Wait) -> None:
         """A new wait with ``since=`` first looks at the screens drawn since
@@ -504,7 +504,7 @@ class Engine:
         (:mod:`~termsim.engine.activity`).
         """
         __tracebackhide__ = True
-        pred = as_predicate(predicate).fresh()
+        pred = fresh(as_predicate(predicate))
         check_seconds("timeout", timeout)
         if stall is not None:
             check_seconds("stall", stall)

@@ -116,7 +116,7 @@ async def expect_screen(
         if path is None:
             raise ArgumentError(
                 f"golden={os.fspath(golden)!r} is a name, and names are resolved by the pytest "
-                "plugin (or termsim.golden_screens()); outside them give a path")
+                "plugin (or termsim.runner.golden_screens()); outside them give a path")
         variant = _variant(path, golden)
         text = _read(variant) if variant is not None else None
         if variant is not None and text is not None:

@@ -1,7 +1,7 @@
 """Recorded events to screens: the one way an event changes a Terminal.
 
 :func:`apply_to_terminal` is the single place that says what each event does
-to a :class:`~termsim.Terminal`: output is fed, a resize resizes, a reply
+to a :class:`~termsim.emulator.Terminal`: output is fed, a resize resizes, a reply
 marks the oldest deferred query answered (that is when the live session sent
 it); nothing else touches the screen. The waiting engine (live and replayed
 sessions), :class:`Playback` (the CLI, the HTML report, the pytest plugin)

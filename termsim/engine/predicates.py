@@ -18,6 +18,13 @@ one (:class:`Sequence`). It calls :meth:`Predicate.check` with a
 with a memory start from nothing in each wait. Plain ``pred(snapshot)``
 stays a pure function of the screen.
 
+A wait that holds returns its screen with what it found there
+(:func:`matched_screen`): the parts that held (:meth:`Predicate.held`; an
+``|`` keeps in the :class:`Context` which of its sides did) and the text its
+``Text`` and ``Regex`` matched (:meth:`Predicate.found`), so a test reads
+``screen.match.group(1)`` and ``a in screen.matched`` instead of searching
+the screen again.
+
 This module is what every predicate shares: the protocol, its
 :class:`Context`, composition (``&``, ``|``, ``~`` and :class:`Sequence`,
 one piece with the base class since ``&`` must build a predicate) and
@@ -29,8 +36,9 @@ one piece with the base class since ``&`` must build a predicate) and
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ..emulator.matches import Match
 from ..emulator.snapshot import Snapshot
 from ..errors import ArgumentError
 from .activity import Activity, Ignore, ignored_regions
@@ -52,6 +60,10 @@ class Context:
     #: after which the program had read the input
     #: (``causality.Inputs.signals_after``).
     after: int = -1
+    #: What each ``|`` found of its parts in this check (by the ``Any``'s
+    #: id): which side held, for the screen the wait returns (``held``).
+    sides: dict[int, tuple[bool, ...]] = field(default_factory=dict, compare=False,
+                                               repr=False)
 
 
 class Predicate:
@@ -60,6 +72,10 @@ class Predicate:
     #: True when the answer can change without the screen changing (it reads
     #: the tty's mode), so a pending wait must re-check it on a short timer.
     polls: bool = False
+    #: The predicate a :meth:`fresh` copy was made from (None: this is no
+    #: copy), so that ``Snapshot.matched`` names the predicates the test
+    #: wrote, not the wait's copies.
+    _origin: Predicate | None = None
 
     def __call__(self, snap: Snapshot) -> bool:
         raise NotImplementedError
@@ -82,6 +98,19 @@ class Predicate:
     def leaves(self) -> Iterator[Predicate]:
         """The simple predicates this one is made of (for near-miss reports)."""
         yield self
+
+    def held(self, snap: Snapshot, ctx: Context) -> Iterator[Predicate]:
+        """The parts of this predicate that held on ``snap``, itself first,
+        once :meth:`check` said it holds with ``ctx`` (``Snapshot.matched``).
+        A compound descends into the parts that held; a simple predicate
+        is only itself."""
+        yield self
+
+    def found(self, snap: Snapshot, ctx: Context) -> Match | None:
+        """What this predicate, which held on ``snap``, found there: a
+        ``Text`` or ``Regex``'s :class:`~termsim.emulator.matches.Match`
+        (``Snapshot.match``); None for a predicate that finds no text."""
+        return None
 
     def misfit(self, cols: int, rows: int) -> str | None:
         """What this predicate looks at outside a ``cols`` x ``rows`` screen
@@ -209,7 +238,7 @@ class Sequence(_OfParts):
         self._at = -1  # the generation of the screen the last stage held on
 
     def fresh(self) -> Predicate:
-        return Sequence(*(p.fresh() for p in self.parts))
+        return copied(self, Sequence(*(fresh(p) for p in self.parts)))
 
     def __call__(self, snap: Snapshot) -> bool:
         # On this screen alone, from the start: a plain call must not move
@@ -229,6 +258,13 @@ class Sequence(_OfParts):
         if self._stage < len(self.parts):
             return self.parts[self._stage].wake_at(ctx)
         return None
+
+    def held(self, snap: Snapshot, ctx: Context) -> Iterator[Predicate]:
+        # The stages before the last held on earlier screens: only the last
+        # is about this one (if it was this one that completed it).
+        yield self
+        if self._stage >= len(self.parts) and self._at == snap.generation:
+            yield from self.parts[-1].held(snap, ctx)
 
     def describe(self) -> str:
         return ", then ".join(_group(p) for p in self.parts)
@@ -261,9 +297,10 @@ class _Compound(_OfParts):
         self.polls = any(p.polls for p in self.parts)
 
     def fresh(self) -> Predicate:
-        if all(p.fresh() is p for p in self.parts):
+        parts = [fresh(p) for p in self.parts]
+        if all(c is p for c, p in zip(parts, self.parts, strict=True)):
             return self
-        return type(self)(*(p.fresh() for p in self.parts))
+        return copied(self, type(self)(*parts))
 
     def wake_at(self, ctx: Context) -> float | None:
         times = [t for p in self.parts if (t := p.wake_at(ctx)) is not None]
@@ -279,6 +316,16 @@ class _Compound(_OfParts):
 
     def describe(self) -> str:
         return self._joiner.join(_group(p) for p in self.parts)
+
+    def held(self, snap: Snapshot, ctx: Context) -> Iterator[Predicate]:
+        yield self
+        for p, ok in zip(self.parts, self._sides(snap, ctx), strict=True):
+            if ok:
+                yield from p.held(snap, ctx)
+
+    def _sides(self, snap: Snapshot, ctx: Context) -> Iterable[bool]:
+        """Which parts held (all of them, for :class:`All`)."""
+        return [True] * len(self.parts)
 
 
 class All(_Compound):
@@ -296,11 +343,25 @@ class All(_Compound):
 
 
 class Any(_Compound):
+    """One of the parts holds. Every part is asked on every screen, and which
+    held is kept in the check's :class:`Context`, so the screen a wait
+    returns names the side that held (``Snapshot.matched``)."""
+
     _joiner = " or "
 
     @staticmethod
     def _combine(results: Iterable[bool]) -> bool:
         return any(results)
+
+    def check(self, snap: Snapshot, ctx: Context) -> bool:
+        results = tuple(p.check(snap, ctx) for p in self.parts)
+        ctx.sides[id(self)] = results
+        return any(results)
+
+    def _sides(self, snap: Snapshot, ctx: Context) -> Iterable[bool]:
+        known = ctx.sides.get(id(self))
+        # Asked without a check of its own (by hand): each part on the screen alone.
+        return known if known is not None else [_holds(p, snap) for p in self.parts]
 
     def explain(self, snap: Snapshot) -> str:
         return "; ".join(e for p in self.parts if (e := _particular(p, snap))) \
@@ -319,8 +380,8 @@ class Not(Predicate):
         return not self.inner.check(snap, ctx)
 
     def fresh(self) -> Predicate:
-        inner = self.inner.fresh()
-        return self if inner is self.inner else Not(inner)
+        inner = fresh(self.inner)
+        return self if inner is self.inner else copied(self, Not(inner))
 
     def wake_at(self, ctx: Context) -> float | None:
         return self.inner.wake_at(ctx)
@@ -350,6 +411,37 @@ class Function(Predicate):
             return doc[0]
         name = getattr(self.fn, "__qualname__", None) or repr(self.fn)
         return f"{name}(screen) is true"
+
+
+def fresh(p: Predicate) -> Predicate:
+    """``p.fresh()``, which remembers ``p`` when it is a copy (whatever kind
+    of predicate made it): the parts a compound waits on are its copies."""
+    return copied(p, p.fresh())
+
+
+def copied(original: Predicate, copy: Predicate) -> Predicate:
+    """``copy``, marked as made from ``original`` (unless it is ``original``)."""
+    if copy is not original and copy._origin is None:
+        copy._origin = original._origin or original
+    return copy
+
+
+def matched_screen(predicate: Predicate, snap: Snapshot, ctx: Context) -> Snapshot:
+    """``snap``, on which ``predicate`` just held (its :meth:`~Predicate.check`
+    with ``ctx`` said so), carrying what it found: the parts that held and
+    the matches of its text predicates (``Snapshot.matched``, ``.matches``,
+    ``.match``). What ``wait_for`` returns, live or replayed alike."""
+    # Named as the test wrote them: the wait's copies (``fresh``) by their
+    # originals, each once (one predicate may be a part twice).
+    held: list[Predicate] = []
+    named: list[Predicate] = []
+    for p in predicate.held(snap, ctx):
+        origin = p._origin or p
+        if not any(origin is q for q in named):
+            held.append(p)
+            named.append(origin)
+    matches = tuple(m for p in held if (m := p.found(snap, ctx)) is not None)
+    return snap.with_matches(tuple(named), matches)
 
 
 def fallback(snap: Snapshot) -> str:

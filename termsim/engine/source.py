@@ -1,7 +1,7 @@
 """The contract between the engine and whoever gives it events and time.
 
 It exists apart so that the two kinds of source, the live PTY
-(:mod:`termsim.live`) and the replay (:mod:`termsim.replay`), and the
+(:mod:`termsim.live`) and the replay (:mod:`termsim.offline`), and the
 driver that writes inputs, can read what they owe the engine and what it
 owes them without reading how the engine keeps its guarantees
 (:mod:`termsim.engine.engine`). A :class:`Mark` is here because it is what

@@ -130,7 +130,7 @@ class _Menu:
 
     def _show(self, text: str) -> None:
         # Cut to the width, autowrap off: the menu must not scroll the screen.
-        terminal = self.session.terminal
+        terminal = self.session._terminal
         text = text[-(terminal.cols - 1):]
         os.write(self.stdout, f"\x1b7\x1b[?7l\x1b[{terminal.rows};1H\x1b[2K\x1b[7m{text}"
                               f"\x1b[0m\x1b[?7h\x1b8".encode())

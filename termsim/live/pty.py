@@ -1,6 +1,6 @@
 """The live source: a real program in a pseudo-terminal, read and written through anyio.
 
-The thin I/O shell around the sans-IO :class:`~termsim.Terminal` and the
+The thin I/O shell around the sans-IO :class:`~termsim.emulator.Terminal` and the
 shared :class:`~termsim.engine.engine.Engine`. It turns what happens at the PTY
 into :mod:`termsim.events` and hands them on, in order:
 

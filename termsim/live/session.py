@@ -6,7 +6,7 @@ A :class:`Session` composes three parts and adds the rules about input:
   writing, teardown), which gives its events to the engine through the
   narrow :class:`~termsim.engine.source.Sink` it is built with;
 * the shared :class:`~termsim.engine.engine.Engine` over a sans-IO
-  :class:`~termsim.Terminal`, whose :class:`~termsim.engine.source.Source`
+  :class:`~termsim.emulator.Terminal`, whose :class:`~termsim.engine.source.Source`
   is the session itself (its four methods are the PTY's), as a replay is;
 * a :class:`~termsim.recording.recorder.Recorder` (when recording), which is just the
   first listener of the session's event stream.
@@ -38,6 +38,7 @@ from ..engine.engine import Engine
 from ..engine.redaction import TerminalShadow, typed
 from ..engine.settings import matrix_defaults, recording_path_for, substitute_for
 from ..engine.source import Mark
+from ..engine.unawaited import verb
 from ..errors import ArgumentError, SessionClosed, TermsimError, surface, surface_sync
 from ..events import Hangup, How, Input, Resize, Warned, errored
 from ..recording.fields import MAX_SIZE
@@ -116,14 +117,14 @@ class Session(Driver):
         self.cwd = None if cwd is None else os.fspath(cwd)
         #: How long after a lone Escape the next input waits (see ``press``).
         self.escape_delay = escape_delay
-        self.terminal = Terminal(cols, rows, policy=_policy(cpr, policy), cell_size=cell_size,
+        self._terminal = Terminal(cols, rows, policy=_policy(cpr, policy), cell_size=cell_size,
                                  term=self.env.get("TERM", term), emulation=emulation,
                                  profile=self.profile)
         # Composed in one direction each: the engine asks this session (the
         # Source) for time; the PTY hands the engine (a Sink) its events.
-        self.engine = Engine(self.terminal, self, self._emit)
+        self._engine = Engine(self._terminal, self, self._emit)
         self._pty = PtySource(self.argv, cols=cols, rows=rows, env=self.env, cwd=self.cwd,
-                              write_timeout=write_timeout, emit=self._emit, sink=self.engine,
+                              write_timeout=write_timeout, emit=self._emit, sink=self._engine,
                               inotify=inotify, cell_size=cell_size)
         self._record = record
         #: Where this session records (None: it does not); known once started.
@@ -133,7 +134,7 @@ class Session(Driver):
         self._redactor = Redactor(redact, tokens=Scanner)
         # Everything termsim shows (errors, warnings, logs, marks) is redacted
         # the way the recording is.
-        self.engine.scrub = self._redactor.text
+        self._engine.scrub = self._redactor.text
         self.mask_hidden_input = mask_hidden_input
         self._recorder: Recorder | None = None
         self._hold_until = 0.0
@@ -183,9 +184,9 @@ class Session(Driver):
         exited = self.exit_status is not None
         await self.aclose(how)
         suppressed = await self._pty.exit_task_group(exc_type, exc, tb)
-        dirty = self._left_dirty(exited) if exc is None else None
-        if dirty is not None:
-            raise dirty
+        failure = self._block_failure(exited, exc)
+        if failure is not None:
+            raise failure
         return suppressed
 
     def _streams(self) -> dict[str, Masking]:
@@ -194,7 +195,7 @@ class Session(Driver):
         sends (none: nothing to redact)."""
         if not self._redactor.patterns:
             return {}
-        terminal = self.terminal
+        terminal = self._terminal
         shadow = Terminal(terminal.cols, terminal.rows, term=self.env.get("TERM", ""),
                           emulation=terminal.emulation, profile=self.profile)
         return {"output": Stream(self._redactor, shadow=TerminalShadow(shadow)),
@@ -220,13 +221,13 @@ class Session(Driver):
         if self.record_path is not None:
             self._recorder = Recorder(
                 self.record_path, redactor=self._redactor, argv=self.argv, cwd=self.cwd,
-                cols=self.terminal.cols, rows=self.terminal.rows, env=self.env,
-                policy=self.terminal.policy, on_failure=self._recording_failed,
-                cell_size=self._pty.cell_size, emulation=self.terminal.emulation.to_header(),
+                cols=self._terminal.cols, rows=self._terminal.rows, env=self.env,
+                policy=self._terminal.policy, on_failure=self._recording_failed,
+                cell_size=self._pty.cell_size, emulation=self._terminal.emulation.to_header(),
                 profile=self.profile.name, spawn_env=self._set_env, **self._streams(),
             )
             self.listeners.insert(0, self._recorder)
-            self.engine.recording = self.record_path
+            self._engine.recording = self.record_path
         try:
             await self._pty.start()
         except TermsimError as exc:
@@ -257,14 +258,14 @@ class Session(Driver):
         self._closed = True
         if self._pty.proc is None:
             return
-        if not self.engine.exited:
+        if not self._engine.exited:
             # What follows is the teardown's doing: a replay waits for its own close.
             self._emit(Hangup(self._now()))
         try:
             await self._pty.aclose()
         finally:
             if self._recorder is not None:
-                self._recorder.close(self._now(), how, self.terminal.unknown)
+                self._recorder.close(self._now(), how, self._terminal.unknown)
 
     @property
     def pid(self) -> int:
@@ -307,13 +308,14 @@ class Session(Driver):
         try:
             await self._pty.write(data, mark.index if tracked else None)
         except InputNotRead as exc:
-            raise self.engine.timed_out(
+            raise self._engine.timed_out(
                 f"the program to read its input ({exc.unread} of {exc.total} bytes still "
                 "unread)", exc.timeout) from None
         self._hold_until = self._pty.now() + self.escape_delay if data == b"\x1b" else 0.0
         return mark
 
 
+    @verb
     @surface
     async def resize(self, cols: int, rows: int) -> Mark:
         """Resize the screen and the PTY; the program gets SIGWINCH."""
@@ -326,14 +328,14 @@ class Session(Driver):
         self._pty.drain()  # what was read before the resize, at the old size
         event = Resize(self._now(), cols, rows)
         self._emit(event)
-        report = self.engine.apply(event)
+        report = self._engine.apply(event)
         self._pty.set_size(cols, rows)
         if report:  # after SIGWINCH, as kitty sends it
             self._pty.write_reply(report)
         return self._mark(f"resize {cols}x{rows}")  # the resized screen itself is before it
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else ("exited" if self.engine.exited else "running")
+        state = "closed" if self._closed else ("exited" if self._engine.exited else "running")
         return f"<termsim.Session {self.argv!r} {state}>"
 
 
@@ -389,13 +391,13 @@ def spawn(argv: Command, **options: Any) -> Session:
     block exits.
 
     ``policy`` says how the terminal answers each kind of query (see
-    :data:`termsim.QUERY_KINDS`): ``"answer"`` (the default), ``"ignore"``
+    :data:`termsim.emulator.QUERY_KINDS`): ``"answer"`` (the default), ``"ignore"``
     (never, like a terminal without the feature) or a delay in seconds.
     ``cpr`` is the same for cursor position requests, the usual suspect:
     ``cpr="ignore"`` reproduces CPR starvation.
 
     ``record``: write the session to this file as it runs (see
-    :class:`termsim.Recording`); under the pytest plugin sessions record by
+    :class:`termsim.files.Recording`); under the pytest plugin sessions record by
     default, and ``record=False`` opts out. ``redact``: strings and compiled
     regexes replaced by ``[REDACTED]`` in everything written to the
     recording (the live screen is untouched); input typed while the program
@@ -405,7 +407,7 @@ def spawn(argv: Command, **options: Any) -> Session:
     long a write may wait for a program that does not read its input.
     ``term``: the ``TERM`` the program sees (the profile's: xterm-256color
     for termsim's xterm). ``profile``: the terminal the session answers as
-    (``"kitty"``, ``"tmux"``, ``"vscode"``... :data:`termsim.PROFILES`;
+    (``"kitty"``, ``"tmux"``, ``"vscode"``... :data:`termsim.emulator.PROFILES`;
     ``termsim profiles`` says how each differs from xterm): its answers to
     DA1/DA2/DA3, XTVERSION, DECRQM, OSC 10/11 and the kitty keyboard query,
     its ``TERM`` and the variables it sets (those of the terminal running
@@ -420,11 +422,11 @@ def spawn(argv: Command, **options: Any) -> Session:
     ``cell_size``: a cell's (width, height) in pixels, for the programs that
     ask (``CSI 14 t``, ``CSI 16 t``, the PTY's pixel size): image viewers,
     sixel and kitty graphics. ``emulation``: where terminals disagree, which
-    way termsim goes (:class:`termsim.Emulation`; xterm's by default).
+    way termsim goes (:class:`termsim.emulator.Emulation`; xterm's by default).
     ``hygiene``: when the program exits by itself leaving modes on (the
     alternate screen, mouse tracking, bracketed paste...), leaving the
     block raises :class:`termsim.TerminalLeftDirty` naming them; None: as
-    the runner says (``pytest --termsim-hygiene``, :func:`termsim.check_hygiene`).
+    the runner says (``pytest --termsim-hygiene``, :func:`termsim.runner.check_hygiene`).
     """
     require_event_loop("spawn")
     args = check_argv(argv)

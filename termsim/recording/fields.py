@@ -86,7 +86,7 @@ def seconds(value: object, *, infinite: bool) -> bool:
         and (infinite or value < math.inf)
 
 
-#: What a query kind's policy may be: as :data:`termsim.Policy` has it, and
+#: What a query kind's policy may be: as :data:`termsim.emulator.Policy` has it, and
 #: 1.0's ``"defer"`` (a delay the recorded replies tell).
 POLICY_TEXT = ('"answer", "ignore", "defer" or a delay in seconds '
                "(a finite number >= 0)")

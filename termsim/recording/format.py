@@ -220,7 +220,7 @@ class RecordingWriter:
 class Recording:
     """A recording read back: its header and the events, as :mod:`termsim.events` values.
 
-    For the screens they make, see :class:`termsim.Playback`.
+    For the screens they make, see :class:`termsim.files.Playback`.
     """
 
     def __init__(

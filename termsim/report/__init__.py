@@ -5,6 +5,6 @@ drawn); ``html`` writes the self-contained timeline page, ``svg`` a
 screenshot, ``asciicast`` exports to and imports from asciinema's format,
 and ``play`` (with ``play_allowlist``) plays a recording into the user's own
 terminal: only what draws, every mode undone on every way out. All of them read recordings through
-:class:`~termsim.Playback`, so they show the screens the engine saw.
+:class:`~termsim.files.Playback`, so they show the screens the engine saw.
 This package is internal: the supported API is ``termsim``'s top level.
 """

@@ -28,7 +28,7 @@ a link is a navigation, which the Content-Security-Policy does not govern,
 so the page still loads nothing.
 
 The screens are computed by walking the events once through one
-:class:`~termsim.Terminal`, taking a snapshot after each output or resize
+:class:`~termsim.emulator.Terminal`, taking a snapshot after each output or resize
 event (at most ``max_frames``, evenly spaced, always keeping the last); rows
 shared between frames are stored once, and each screen is let go once it
 is encoded. The page is written to a stream piece by piece

@@ -17,10 +17,10 @@ When
     in a file can make ``time.sleep`` overflow or ``play`` hang for years.
 
 How the terminal is restored
-    A :class:`~termsim.Terminal` the size of the user's is fed exactly what
+    A :class:`~termsim.emulator.Terminal` the size of the user's is fed exactly what
     is written, as it is written: it knows the user's terminal's state at
     every moment, interrupted or not. At the end it says what is still on
-    (:meth:`~termsim.Terminal.leftovers`, from ``hygiene``, which knows
+    (:meth:`~termsim.emulator.Terminal.leftovers`, from ``hygiene``, which knows
     every mode a program can leave on and the sequence that undoes each);
     :func:`restore` writes those undos, then what the allowlist let through
     that ``hygiene`` does not follow (the character sets), the attributes

@@ -37,7 +37,7 @@ What does not, though it looks harmless
 
 Decided: each token is classified from its own bytes, as the grammar
 (:mod:`termsim.emulator.grammar`, the tokenizer's own parser) splits them,
-not by feeding a :class:`~termsim.Terminal` and asking it what happened
+not by feeding a :class:`~termsim.emulator.Terminal` and asking it what happened
 (how the queries used to be found): an allowlist must not depend on the
 emulator recognising a sequence, since what it does not recognise is
 exactly what must not pass. The names (:mod:`termsim.emulator.names`)

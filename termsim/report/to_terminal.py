@@ -2,7 +2,7 @@
 
 A program's queries (``ESC[6n``, DA, ``OSC 11;?``...) are what a terminal
 answers into its input: found here the way the session found them, by the
-same :class:`~termsim.Terminal` that answers them (where each begins), and
+same :class:`~termsim.emulator.Terminal` that answers them (where each begins), and
 the tokenizer's grammar, ``termsim.emulator.grammar`` (where each ends).
 
 ``termsim play`` no longer cuts only these: what it writes to a terminal is

@@ -35,6 +35,7 @@ from ..engine.driver import Driver
 from ..engine.engine import Engine
 from ..engine.playback import terminal_for
 from ..engine.source import Mark
+from ..engine.unawaited import verb
 from ..errors import ArgumentError, ReplayDivergence, surface, surface_sync
 from ..events import (
     Event,
@@ -70,9 +71,9 @@ class ReplaySession(Driver):
         self.recording = recording
         self.speed = speed
         self.strict = strict
-        self.terminal = terminal_for(recording)
-        self.engine = Engine(self.terminal, self, self._emit)
-        self.engine.recording = recording.path
+        self._terminal = terminal_for(recording)
+        self._engine = Engine(self._terminal, self, self._emit)
+        self._engine.recording = recording.path
         #: Inputs that did not match the recording (lenient mode).
         self.divergences: list[str] = []
         #: The variant of the recording this replay plays (see ``_perturb``).
@@ -97,10 +98,10 @@ class ReplaySession(Driver):
             # Not a Python warning: a replay of a crashed run's recording is
             # what a suite under ``-W error`` must still be able to run.
             self.warnings.append(incomplete(recording))
-            self.engine.caveats.append(self.warnings[-1])
+            self._engine.caveats.append(self.warnings[-1])
 
     def __repr__(self) -> str:
-        state = "closed" if self._closed else ("exited" if self.engine.exited else "replaying")
+        state = "closed" if self._closed else ("exited" if self._engine.exited else "replaying")
         return f"<termsim.ReplaySession {self.recording.path!r} at {self._clock:.3f} s {state}>"
 
     # -- the Source protocol -------------------------------------------------------
@@ -110,7 +111,7 @@ class ReplaySession(Driver):
         return self._clock
 
     def input_ready(self) -> bool | None:
-        return self.engine.tty_raw
+        return self._engine.tty_raw
 
     def catch_up(self) -> None:
         """Nothing to do: the clock stands still between recorded events."""
@@ -150,7 +151,7 @@ class ReplaySession(Driver):
                     # recorded: pending waits end there, not at a deadline
                     # reached through silence the replay would invent.
                     await self._advance_clock_async(end)
-                    self.engine.recording_ended(end)
+                    self._engine.recording_ended(end)
                     return
                 await self._advance_clock_async(min(self._sleepers))
         finally:
@@ -183,9 +184,9 @@ class ReplaySession(Driver):
     async def _apply_and_yield(self, event: Event) -> None:
         """Apply an event; if it ended a wait, let the woken tasks run first,
         as they would live, where time passes between two events."""
-        before = self.engine.resolved
+        before = self._engine.resolved
         self._apply(event)
-        if self.engine.resolved != before:
+        if self._engine.resolved != before:
             await anyio.lowlevel.checkpoint()
 
     def _advance_clock(self, t: float) -> None:
@@ -206,12 +207,12 @@ class ReplaySession(Driver):
                 if own:
                     event = replace(event, index=own)
                     self._emit(event)
-                    self.engine.apply(event)
+                    self._engine.apply(event)
             case Output() | Resize() | TtyMode() | Reply() | Exit():
                 if isinstance(event, Resize):
                     self._recorded_marks += 1
                 self._emit(event)
-                self.engine.apply(event)
+                self._engine.apply(event)
             case Input():
                 self._recorded_marks += 1
                 self._emit(event)  # lenient mode, an input the test did not send
@@ -225,7 +226,7 @@ class ReplaySession(Driver):
 
     async def aclose(self) -> None:
         self._closed = True
-        self.engine.close()
+        self._engine.close()
 
     # -- input -----------------------------------------------------------------------------
 
@@ -342,6 +343,7 @@ class ReplaySession(Driver):
         self._emit(Input(mark.at, data, label, secret, tracked))
         return mark
 
+    @verb
     @surface
     async def resize(self, cols: int, rows: int) -> Mark:
         """Resize as the recording did (a different size is a divergence)."""
@@ -351,7 +353,7 @@ class ReplaySession(Driver):
                 self._diverge(f"resize to {cols}x{rows}, the recording has "
                               f"{recorded.cols}x{recorded.rows}")
             self._emit(recorded)
-            self.engine.apply(recorded)
+            self._engine.apply(recorded)
         self._mark_ends.append(self._recorded_marks)
         return self._mark(f"resize {cols}x{rows}")
 

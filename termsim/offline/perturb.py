@@ -138,6 +138,8 @@ class Perturbation:
         return bool(self.ops)
 
     def without(self, ops: Sequence[Op]) -> Perturbation:
+        """This variant less some of its operations: how shake shrinks a
+        failing variant to the smallest that still fails."""
         drop = set(ops)
         return Perturbation(tuple(op for op in self.ops if op not in drop))
 
