@@ -35,14 +35,18 @@ from .emulator.hygiene import Leftover
 from .emulator.mouse import MouseOff
 from .emulator.region import Region
 from .emulator.signals import (
+    BellRung,
+    ClipboardWrite,
     Command,
-    Graphic,
-    Notification,
+    DirectoryChange,
+    ImageSent,
+    NotificationSent,
     ShellMark,
     Signal,
     Signals,
+    TitleChange,
 )
-from .emulator.snapshot import Cell, Cursor, Hyperlink, Match, Modes, Place, Run, Snapshot, Style
+from .emulator.snapshot import Cell, Cursor, LinkRun, Match, Modes, Place, Run, Snapshot, Style
 from .emulator.terminal import Query
 from .engine.cursor_predicates import CursorAfter, CursorAt, InputReady
 from .engine.driver import Driver
@@ -61,7 +65,7 @@ from .engine.signal_predicates import (
     CommandFinished,
     Image,
     Link,
-    Notified,
+    Notification,
     Title,
 )
 from .engine.source import Mark
@@ -91,27 +95,30 @@ __version__ = "0.1.0"
 __all__ = [
     "ArgumentError",
     "Bell",
+    "BellRung",
     "Cell",
     "Clipboard",
+    "ClipboardWrite",
     "Command",
     "CommandFinished",
     "Cursor",
     "CursorAfter",
     "CursorAt",
+    "DirectoryChange",
     "Driver",
     "GoldenMissing",
-    "Graphic",
-    "Hyperlink",
     "Image",
+    "ImageSent",
     "InputReady",
     "Leftover",
     "Link",
+    "LinkRun",
     "Mark",
     "Match",
     "Modes",
     "MouseOff",
     "Notification",
-    "Notified",
+    "NotificationSent",
     "Perturbation",
     "Place",
     "Predicate",
@@ -141,6 +148,7 @@ __all__ = [
     "TermsimWarning",
     "Text",
     "Title",
+    "TitleChange",
     "UnknownKey",
     "WaitTimeout",
     "__version__",

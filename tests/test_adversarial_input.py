@@ -201,7 +201,7 @@ def test_a_flood_of_bells_keeps_the_last_KEPT_and_counts_them_all(
     assert len(snap.bells) == KEPT
     assert [b.at for b in snap.bells[-3:]] == [19_999, 20_000, 20_002]
     assert snap.bells[0].at == 20_002 - KEPT
-    assert snap.bells[-1] == signals.Bell(20_002, None, snap.bells[-1].generation)
+    assert snap.bells[-1] == signals.BellRung(20_002, None, snap.bells[-1].generation)
     assert snap.lines[0].rstrip() == "xy"
 
 

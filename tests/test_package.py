@@ -99,3 +99,41 @@ def test_the_api_reference_lists_exactly_the_public_names() -> None:
     written = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text()
     assert written == reference(), (
         "docs/api.md is out of date: run `python tests/api_reference.py > docs/api.md`")
+
+
+def _first_word(name: str) -> str:
+    import re
+
+    return re.findall(r"[A-Z][a-z]*", name)[0]
+
+
+def test_each_signal_predicate_and_the_value_it_waits_for_share_their_first_word() -> None:
+    """One ``Bell``, and the rest paired so that a user who knows one name
+    finds the other (README, "Outside the cells")."""
+    import inspect
+    import re
+
+    from termsim.emulator import signals
+    from termsim.engine import signal_predicates
+
+    pairs = {"Bell": "BellRung", "Title": "TitleChange", "Link": "LinkRun",
+             "Notification": "NotificationSent", "Clipboard": "ClipboardWrite",
+             "CommandFinished": "Command", "Image": "ImageSent"}
+    # The classes the module defines (``__module__`` names where they are
+    # published, so the source tells).
+    defined = set(re.findall(r"^class (\w+)\(", inspect.getsource(signal_predicates), re.M))
+    predicates = {name for name in defined if not name.startswith("_")}
+    assert predicates == set(pairs)
+    values = {name for name, obj in vars(signals).items()
+              if isinstance(obj, type) and issubclass(obj, signals.Signal)
+              and obj is not signals.Signal}
+    # Every value is exported beside its predicate, and no name means both.
+    assert set(pairs.values()) - {"LinkRun", "Command"} <= values
+    assert values <= set(termsim.__all__) and set(pairs.values()) <= set(termsim.__all__)
+    assert not predicates & values
+    for predicate, value in pairs.items():
+        assert _first_word(predicate) == _first_word(value), (predicate, value)
+    # The one value with no predicate of its own says so in the README.
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    for orphan in values - set(pairs.values()):
+        assert f"`{orphan}`" in readme, orphan

@@ -23,7 +23,7 @@ from termsim import (
     Image,
     InputReady,
     Link,
-    Notified,
+    Notification,
     Region,
     Text,
     Title,
@@ -100,7 +100,7 @@ def test_notifications_from_osc_9_777_and_99() -> None:
     notes = [(n.title, n.body, n.via) for n in term.screen.notifications]
     assert notes == [("", "plain", "OSC 9"), ("Title", "Body", "OSC 777"),
                      ("Kitty", "done", "OSC 99"), ("", "hi", "OSC 99")]
-    assert Notified("done")(term.screen) and not Notified("progress")(term.screen)
+    assert Notification("done")(term.screen) and not Notification("progress")(term.screen)
 
 
 def test_the_working_directory_from_osc_7_and_633() -> None:
@@ -166,7 +166,7 @@ def test_a_signal_counts_for_a_wait_only_after_the_mark() -> None:
     after = term.screen
     assert Bell().check(after, Context(0.0, None, after=before.generation))
     assert not Bell().check(before, Context(0.0, None, after=before.generation))
-    assert not Notified("new").check(after, Context(0.0, None, after=after.generation))
+    assert not Notification("new").check(after, Context(0.0, None, after=after.generation))
     assert Bell().explain(after) == "bells so far: 2, the last at 0.000 s"
 
 
@@ -184,19 +184,19 @@ def test_predicates_describe_what_they_await() -> None:
 
 
 SCENARIO = """
-from termsim import Bell, Clipboard, Image, InputReady, Link, Notified, Text, Title
+from termsim import Bell, Clipboard, Image, InputReady, Link, Notification, Text, Title
 
 async def scenario(term):
     await term.wait_for(Text("ready> ") & InputReady())
     for key, signal in [("b", Bell()), ("l", Link("the docs", url="example.org/docs")),
-                        ("c", Clipboard("hello")), ("n", Notified("finished")),
+                        ("c", Clipboard("hello")), ("n", Notification("finished")),
                         ("t", Title("idle")), ("i", Image("sixel")), ("k", Image("kitty"))]:
         mark = await term.press(key)
         # The signal alone, then with the text written with it: a signal
         # sent before the key must not satisfy the wait.
         await term.wait_for(signal, since=mark)
         await term.wait_for(Text(f"done {key}") & signal, since=mark)
-    await term.wait_for(Notified("all done"))
+    await term.wait_for(Notification("all done"))
     assert term.screen.signals.bell_count == 1
     await term.press("q")
     assert await term.wait_exit() == 0

@@ -66,6 +66,10 @@ TITLE_STACK = 10
 MAX_LINK = 2083
 MAX_LINK_ID = 250
 
+#: What ``Terminal.unknown`` counts a C0 control without an action as (made
+#: once: random bytes hold one every few characters).
+_C0_NAMES = {chr(code): f"C0 control 0x{code:02x}" for code in range(0x20)}
+
 #: Final bytes of ``CSI <private> ... <final>`` that are not counted as not
 #: understood (modifyOtherKeys, kitty keyboard pushes and pops: nothing to
 #: draw); any other private marker: only ``u``.
@@ -173,7 +177,7 @@ class _Dispatch(RunMemo, ModeRules):
         elif char in "\x18\x1a":
             pass  # CAN/SUB outside a sequence: nothing to cancel
         elif char != "\x05":  # ENQ: no answerback, like xterm's default
-            self.term.unknown[f"C0 control 0x{ord(char):02x}"] += 1
+            self.term.unknown[_C0_NAMES.get(char) or f"C0 control 0x{ord(char):02x}"] += 1
 
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
         if final == "m" and not (private or inter) and true_colour(params):

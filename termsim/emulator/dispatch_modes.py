@@ -40,20 +40,22 @@ class ModeRules:
     s: TermScreen
 
     def _set_ansi_modes(self, a: list[int]) -> None:
-        self._count_modes(a, "", "h")
-        self.s.set_mode(*self._kept_modes(a, ""))
+        self.s.set_mode(*self._count_modes(a, "", "h"))
 
     def _reset_ansi_modes(self, a: list[int]) -> None:
         self._count_modes(a, "", "l")
         self.s.reset_mode(*a)
 
-    def _count_modes(self, modes: list[int], private: str, final: str) -> None:
+    def _count_modes(self, modes: list[int], private: str, final: str) -> Sequence[int]:
+        """Count the modes of ``modes`` the screen does not keep; return
+        those it keeps (``_kept_modes``)."""
         kept = self._kept_modes(modes, private)
         if len(kept) < len(modes):
             keeps = set(kept)
             for mode in modes:
                 if mode not in keeps:
                     self.term.unknown[f"CSI {private}{mode}{final}"] += 1
+        return kept
 
     def _kept_modes(self, modes: Sequence[int], private: str) -> Sequence[int]:
         """The modes of ``modes`` the screen keeps when set or saved: those
@@ -71,8 +73,9 @@ class ModeRules:
     def _private_modes(self, modes: list[int], on: bool) -> None:
         """DECSET/DECRST (``CSI ? Pm h``/``l``)."""
         if on:
-            self._count_modes(modes, "?", "h")
-            self.s.set_mode(*self._kept_modes(modes, "?"), private=True)
+            kept = self._count_modes(modes, "?", "h")
+            if kept:  # (none: setting nothing does nothing)
+                self.s.set_mode(*kept, private=True)
         else:
             self._count_modes(modes, "?", "l")
             self.s.reset_mode(*modes, private=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pyte import modes as mo
 from pyte.screens import Margins
 
+from .screen_cells import _new_tuple
 from .screen_charsets import _LAT1, CharsetOps
 from .screen_state import _Saved
 
@@ -125,11 +126,15 @@ class CursorOps(CharsetOps):
         """DECSC (``ESC 7``, ``CSI s``): position (pending wrap included),
         attributes, character sets and origin mode, for the current buffer."""
         c = self.cursor
-        self._saved[self.alternate] = _Saved(
-            c.x, c.y, c.attrs, self.g0_charset, self.g1_charset, self.charset,
+        x, y = c.x, c.y
+        wrap = self._margin_wrap
+        # ``_Saved(...)`` without its Python-level ``__new__`` (a flood of
+        # ``ESC 7`` makes one each).
+        self._saved[self.alternate] = _new_tuple(_Saved, (
+            x, y, c.attrs, self.g0_charset, self.g1_charset, self.charset,
             mo.DECOM in self.mode, self.g2_charset, self.g3_charset,
-            self._margin_wrap == (c.x, c.y),
-        )
+            wrap is not None and wrap == (x, y),
+        ))
 
     def restore_cursor(self) -> None:
         """DECRC (``ESC 8``, ``CSI u``): what DECSC saved in this buffer, which
@@ -146,17 +151,18 @@ class CursorOps(CharsetOps):
             cursor.attrs = self.default_char
             cursor.x = cursor.y = 0
             return
-        self.g0_charset, self.g1_charset, self.charset = saved.g0, saved.g1, saved.charset
-        self.g2_charset, self.g3_charset = saved.g2, saved.g3
-        if saved.origin:
+        x, y, attrs, g0, g1, charset, origin, g2, g3, margin_wrap = saved
+        self.g0_charset, self.g1_charset, self.charset = g0, g1, charset
+        self.g2_charset, self.g3_charset = g2, g3
+        if origin:
             self.mode.add(mo.DECOM)
         else:
             self.mode.discard(mo.DECOM)
-        cursor.attrs = saved.attrs
-        cursor.x = min(saved.x, self.columns)
+        cursor.attrs = attrs
+        cursor.x = min(x, self.columns)
         top, bottom = 0, self.lines - 1
-        if saved.origin and self.margins is not None:
+        if origin and self.margins is not None:
             top, bottom = self.margins
-        cursor.y = min(max(saved.y, top), bottom)
-        if saved.margin_wrap:
+        cursor.y = min(max(y, top), bottom)
+        if margin_wrap:
             self._margin_wrap = (cursor.x, cursor.y)

@@ -25,11 +25,11 @@ from .screen_cells import (
     _NARROW_TEXT,
     _NO_CELL,
     _UNDECODED,
+    MAX_GLYPHS,
     TextRow,
     _forget,
     _Glyphs,
     _is_regional,
-    _is_stub,
     _narrow,
     _new_tuple,
     _replaced,
@@ -263,8 +263,8 @@ class DrawOps(CharsetOps):
         after_zwj = True
         for char in data:
             if marks:
-                if (_is_mark(char) and not (graphemes and (marks[-1] == _ZWJ
-                                                           or _extends_alone(char)))):
+                if (_MARKS[char] and not (graphemes and (marks[-1] == _ZWJ
+                                                           or char in _EXTENDS_ALONE))):
                     marks.append(char)
                     continue
                 self._combine("".join(marks))
@@ -273,7 +273,8 @@ class DrawOps(CharsetOps):
             # makes the whole character what REP repeats, and only until the
             # next one is drawn.
             self.last_char = char
-            if graphemes and (after_zwj or _extends_alone(char)) and self._extends_cluster(char):
+            if (graphemes and (after_zwj or char in _EXTENDS_ALONE)
+                    and self._extends_cluster(char)):
                 after_zwj = char == _ZWJ
                 continue
             width = wcwidth(char)
@@ -360,14 +361,14 @@ class DrawOps(CharsetOps):
         if len(text) > MAX_CLUSTER:
             self.last_char = text
             return True
-        line[x] = cell._replace(data=text + char)
+        line[x] = _new_tuple(type(cell), (text + char, *cell[1:]))  # ``_replace``, faster
         _forget(line)
         self.last_char = text + char
         self.dirty.add(y)
         if char == "\ufe0f" and wcwidth(text[0]) == 1 and x + 1 < self.columns:
             # Emoji presentation: the character takes two columns.
             self._unsplit(line, x + 1, left=False)
-            line[x + 1] = cell._replace(data="")
+            line[x + 1] = _new_tuple(type(cell), ("", *cell[1:]))
             self.cursor.x = min(x + 2, self.columns)
         return True
 
@@ -425,15 +426,19 @@ class DrawOps(CharsetOps):
         leaves past the edge, and ``Emulation(backspace_at_wrap="tmux")``
         does so. After other moves termsim joins the cell before the cursor
         (tmux's rule; xterm's is the cursor's cell)."""
-        x = self.cursor.x
-        if self._margin_wrap == (x, self.cursor.y) or self._backed == (x, self.cursor.y):
+        cursor = self.cursor
+        x, y = cursor.x, cursor.y
+        if ((self._margin_wrap is not None or self._backed is not None)
+                and (self._margin_wrap == (x, y) or self._backed == (x, y))):
             x += 1  # pending at the right margin, or after BS: the cursor's cell
         if x == 0:
             return None
-        line = self.buffer[self.cursor.y]
+        line = self.buffer[y]
         x = min(x, self.columns) - 1
-        if x > 0 and _is_stub(line.get(x)):
-            x -= 1
+        if x > 0:
+            cell = line.get(x)
+            if cell is not None and cell.data == "":  # ``_is_stub``, inlined
+                x -= 1
         return line, x
 
     def repeat_last(self, count: int | None = None) -> None:
@@ -448,12 +453,29 @@ def _is_mark(char: str) -> bool:
     return width == 0 or (width < 0 and unicodedata.combining(char) != 0)
 
 
-def _extends_alone(char: str) -> bool:
-    """Whether ``char`` may extend a cluster whatever the cluster ends with
-    (a skin tone, a regional indicator, a variation selector): the others
-    only after a ZWJ (``_extends_cluster``)."""
-    return ("\U0001f3fb" <= char <= "\U0001f3ff" or "\U0001f1e6" <= char <= "\U0001f1ff"
-            or char in "\ufe0e\ufe0f")
+class _MarkTable(dict[str, bool]):
+    """Character -> ``_is_mark``, made on first use (a lookup, where
+    ``_draw_slow`` asks for every character after a mark); emptied when
+    full, as the glyph tables are."""
+
+    def __missing__(self, char: str) -> bool:
+        if len(self) >= MAX_GLYPHS:
+            self.clear()
+        mark = self[char] = _is_mark(char)
+        return mark
+
+
+_MARKS = _MarkTable()
+
+
+#: What may extend a cluster whatever the cluster ends with (a skin tone, a
+#: regional indicator, a variation selector): the others only after a ZWJ
+#: (``_extends_cluster``). A set, looked up for every character drawn the
+#: slow way with clusters on.
+_EXTENDS_ALONE = frozenset(
+    [chr(c) for c in range(0x1F3FB, 0x1F400)] + [chr(c) for c in range(0x1F1E6, 0x1F200)]
+    + ["\ufe0e", "\ufe0f"])
+
 
 
 def _joined(data: str, marks: str, cap: int) -> str:

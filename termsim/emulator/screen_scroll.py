@@ -9,12 +9,41 @@ read together here. It builds on ``EraseOps`` for the blank rows it makes.
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_not
+from typing import Any
+
 from pyte import modes as mo
 
 from .screen_cells import (
     _kept,
 )
 from .screen_margins import MarginOps
+
+
+def _move_rows(buffer: dict[int, Any], first: int, last: int, by: int) -> None:
+    """Rows ``first`` to ``last`` of ``buffer`` moved ``by`` rows, onto
+    rows that are among them or emptied already; a row that is not there
+    stays missing where it lands. Each row is popped once and set once, by
+    ``map`` and ``dict.update``: a scroll of the whole screen (every LF at
+    the bottom, every RI at the top) costs a row's number no bytecode."""
+    before = len(buffer)
+    if before * 4 < last - first + 1:
+        # Few rows there, or none (a screen scrolled blank by RI): those.
+        if before:
+            rows = [row for row in buffer if first <= row <= last]
+            lines = list(map(buffer.pop, rows))
+            buffer.update(zip([row + by for row in rows], lines, strict=True))
+        return
+    lines = list(map(buffer.pop, range(first, last + 1), repeat(None)))
+    found = before - len(buffer)
+    if found:
+        targets = range(first + by, last + by + 1)
+        if found == len(lines):  # every row was there
+            buffer.update(zip(targets, lines, strict=True))
+        else:
+            buffer.update(compress(zip(targets, lines, strict=True),
+                                   map(is_not, lines, repeat(None))))
 
 
 class ScrollOps(MarginOps):
@@ -48,15 +77,11 @@ class ScrollOps(MarginOps):
             return
         # Scroll the region up one row; inlined, this is the hot path.
         buffer = self.buffer
-        pop = buffer.pop
-        gone = pop(top, None)
+        gone = buffer.pop(top, None)
         if top == 0 and not self.alternate:
             self.history.append(_kept(gone) if self.unbuilt else gone)
             self.scrolled += 1
-        for row in range(top + 1, bottom + 1):
-            line = pop(row, None)
-            if line is not None:
-                buffer[row - 1] = line
+        _move_rows(buffer, top + 1, bottom, -1)
         attrs = cursor.attrs
         if attrs.bg != "default" or attrs.fg != "default":
             buffer[bottom] = self._blank_line(self._blank())  # type: ignore[arg-type]
@@ -81,13 +106,9 @@ class ScrollOps(MarginOps):
             # inlined as ``index`` inlines the way up (a flood of RI at the
             # top is one row's move each).
             buffer = self.buffer
-            pop = buffer.pop
             bottom = self.lines - 1
-            pop(bottom, None)
-            for row in range(bottom - 1, -1, -1):
-                line = pop(row, None)
-                if line is not None:
-                    buffer[row + 1] = line
+            buffer.pop(bottom, None)
+            _move_rows(buffer, 0, bottom - 1, 1)
             blank = self._blank()
             if blank is not None:
                 buffer[0] = self._blank_line(blank)
@@ -171,12 +192,8 @@ class ScrollOps(MarginOps):
                 self.history.append(buffer.get(y))
             self.scrolled += min(count, bottom + 1)
         if count == 1:
-            pop = buffer.pop
-            pop(top, None)
-            for y in range(top + 1, bottom + 1):
-                line = pop(y, None)
-                if line is not None:
-                    buffer[y - 1] = line
+            buffer.pop(top, None)
+            _move_rows(buffer, top + 1, bottom, -1)
         else:
             count = min(count, bottom - top + 1)
             self._shift_up(top, bottom, count)

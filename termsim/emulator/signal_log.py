@@ -23,12 +23,12 @@ from .signals import (
     EMPTY,
     KEPT,
     MARK_KINDS,
-    Bell,
+    BellRung,
     ClipboardWrite,
     Command,
     DirectoryChange,
-    Graphic,
-    Notification,
+    ImageSent,
+    NotificationSent,
     OutputReader,
     ShellMark,
     Signal,
@@ -87,7 +87,7 @@ class SignalLog:
         #: The generation the screen will have once the output being fed is in.
         self.generation = 0
         self._kept: dict[str, deque[Any]] = {kind: deque(maxlen=KEPT) for kind in _KINDS}
-        # Bells not made into ``Bell`` values yet: (at, t, generation).
+        # Bells not made into ``BellRung`` values yet: (at, t, generation).
         self._bells: deque[tuple[int, float | None, int]] = deque(maxlen=KEPT)
         self._new_bells = 0
         self._bell_count = 0
@@ -99,9 +99,9 @@ class SignalLog:
         self._frozen: Signals | None = EMPTY
         # The kitty image being received in chunks: its first chunk's
         # signal, and the bytes so far.
-        self._kitty: Graphic | None = None
+        self._kitty: ImageSent | None = None
         # Kitty notifications being received in chunks (``d=0``), by id.
-        self._kitty_notes: dict[str, Notification] = {}
+        self._kitty_notes: dict[str, NotificationSent] = {}
         # The command line OSC 633 E gave, for the next command.
         self._command_line: str | None = None
 
@@ -169,13 +169,13 @@ class SignalLog:
         elif code == "9":
             if re.match(r"\d+;", text):  # ConEmu's 9;n; subcommands (progress...)
                 return False
-            self._add("notifications", Notification(*self._when(at), "", text, "OSC 9"))
+            self._add("notifications", NotificationSent(*self._when(at), "", text, "OSC 9"))
         elif code == "777":
             what, _, rest = text.partition(";")
             if what != "notify":
                 return False
             title, _, body = rest.partition(";")
-            self._add("notifications", Notification(*self._when(at), title, body, "OSC 777"))
+            self._add("notifications", NotificationSent(*self._when(at), title, body, "OSC 777"))
         elif code == "99":
             self._kitty_notification(at, text)
         elif code == "1337":
@@ -198,21 +198,27 @@ class SignalLog:
             status = int(first) if _STATUS.fullmatch(first) else None
         elif kind == "command":
             text = _unescape_633(rest.partition(";")[0])
-        mark = ShellMark(at, self.clock, self.generation, kind, line, col, status, text)
-        commands = self._kept["commands"]
+        mark = _shell_mark(at, self.clock, self.generation, kind, line, col, status, text)
         if kind == "command":
             self._command_line = text
         elif kind == "output":
-            commands.append(Command((line, col), None, None, self._command_line, ""))
+            self._kept["commands"].append(_command((line, col), None, None,
+                                                   self._command_line, ""))
             self._made.pop("commands", None)
             self._command_line = None
-        elif kind == "finished" and commands and not commands[-1].finished:
-            running = commands[-1]
-            output = output_between(running.start, (line, col))
-            # (Made directly: ``dataclasses.replace`` reads the fields each time.)
-            commands[-1] = Command(running.start, (line, col), status, running.command, output)
-            self._made.pop("commands", None)
-        self._add("marks", mark)
+        elif kind == "finished":
+            commands = self._kept["commands"]
+            if commands and commands[-1].end is None:  # ``finished``, inlined
+                running = commands[-1]
+                output = output_between(running.start, (line, col))
+                # (Made directly: ``dataclasses.replace`` reads the fields each time.)
+                commands[-1] = _command(running.start, (line, col), status, running.command,
+                                        output)
+                self._made.pop("commands", None)
+        self._kept["marks"].append(mark)  # ``_add``, inlined
+        self._made.pop("marks", None)
+        self._frozen = None
+        self.count += 1
 
     @property
     def running_command(self) -> Command | None:
@@ -227,8 +233,8 @@ class SignalLog:
         if last is not None:
             output = output_between(last.start, None)
             if output != last.output:
-                self._kept["commands"][-1] = Command(last.start, last.end, last.status,
-                                                     last.command, output)
+                self._kept["commands"][-1] = _command(last.start, last.end, last.status,
+                                                      last.command, output)
                 self._made.pop("commands", None)
                 self._frozen = None
 
@@ -239,7 +245,7 @@ class SignalLog:
         raster = re.match(r'"\d*;\d*;(\d+);(\d+)', data)
         if raster:
             width, height = int(raster[1]), int(raster[2])
-        self._add("graphics", Graphic(*self._when(at), "sixel", len(data), width, height))
+        self._add("graphics", ImageSent(*self._when(at), "sixel", len(data), width, height))
 
     def kitty_graphics(self, at: int, body: str) -> None:
         """One APC ``G`` chunk of the kitty graphics protocol; an image
@@ -252,7 +258,7 @@ class SignalLog:
                 return  # delete, place, animate...: no image sent
             width = _int(keys.get("s")) or None
             height = _int(keys.get("v")) or None
-            pending = Graphic(*self._when(at), "kitty", 0, width, height)
+            pending = ImageSent(*self._when(at), "kitty", 0, width, height)
         pending = replace(pending, size=pending.size + len(payload))
         if keys.get("m") == "1":
             self._kitty = pending
@@ -268,7 +274,7 @@ class SignalLog:
         keys = dict(part.partition("=")[::2] for part in arguments.split(";") if part)
         if keys.get("inline") != "1":
             return False  # a download, not an image on the screen
-        self._add("graphics", Graphic(*self._when(at), "iterm2", len(payload),
+        self._add("graphics", ImageSent(*self._when(at), "iterm2", len(payload),
                                       keys.get("width"), keys.get("height")))
         return True
 
@@ -284,7 +290,7 @@ class SignalLog:
             payload = _decoded(payload) or ""
         ident = keys.get("i", "0")
         notes = self._kitty_notes
-        note = notes.pop(ident, None) or Notification(*self._when(at), "", "", "OSC 99")
+        note = notes.pop(ident, None) or NotificationSent(*self._when(at), "", "", "OSC 99")
         part = keys.get("p", "title")
         if part == "title":
             note = replace(note, title=(note.title + payload)[:MAX_NOTE])
@@ -303,15 +309,51 @@ _set_at, _set_t, _set_generation = (Signal.__dict__[name].__set__
                                     for name in ("at", "t", "generation"))
 
 
-def _bell(when: tuple[int, float | None, int]) -> Bell:
-    """``Bell(*when)``, made with its slots' own setters: what the frozen
+def _bell(when: tuple[int, float | None, int]) -> BellRung:
+    """``BellRung(*when)``, made with its slots' own setters: what the frozen
     dataclass's ``__init__`` does (it has no other code), at a third of the
     cost, for a snapshot after a flood makes a thousand at once."""
-    bell: Bell = _new(Bell)
+    bell: BellRung = _new(BellRung)
     _set_at(bell, when[0])
     _set_t(bell, when[1])
     _set_generation(bell, when[2])
     return bell
+
+
+_mark_setters = tuple(ShellMark.__dict__[name].__set__
+                      for name in ("kind", "line", "col", "status", "text"))
+_command_setters = tuple(Command.__dict__[name].__set__
+                         for name in ("start", "end", "status", "command", "output"))
+
+
+def _shell_mark(at: int, t: float | None, generation: int, kind: str, line: int, col: int,
+                status: int | None, text: str | None) -> ShellMark:
+    """``ShellMark(...)`` made as ``_bell`` makes a bell, at half the cost:
+    a flood of marks makes one for each."""
+    mark: ShellMark = _new(ShellMark)
+    set_kind, set_line, set_col, set_status, set_text = _mark_setters
+    _set_at(mark, at)
+    _set_t(mark, t)
+    _set_generation(mark, generation)
+    set_kind(mark, kind)
+    set_line(mark, line)
+    set_col(mark, col)
+    set_status(mark, status)
+    set_text(mark, text)
+    return mark
+
+
+def _command(start: tuple[int, int], end: tuple[int, int] | None, status: int | None,
+             command: str | None, output: str) -> Command:
+    """``Command(...)`` made the same way: two for each command of a flood."""
+    made: Command = _new(Command)
+    set_start, set_end, set_status, set_command, set_output = _command_setters
+    set_start(made, start)
+    set_end(made, end)
+    set_status(made, status)
+    set_command(made, command)
+    set_output(made, output)
+    return made
 
 
 def _decoded(data: str) -> str | None:

@@ -12,7 +12,7 @@ replay, which feeds the same bytes, gets the same values.
 
 The sequences, and where they are specified:
 
-* BEL (0x07), outside a string: :class:`Bell`.
+* BEL (0x07), outside a string: :class:`BellRung`.
 * OSC 0/1/2 (icon name and title; xterm's ``ctlseqs``): :class:`TitleChange`,
   once per change.
 * OSC 7 ``file://host/path`` (the working directory; VTE, kitty, WezTerm,
@@ -23,7 +23,7 @@ The sequences, and where they are specified:
 * OSC 9 ``text`` (iTerm2, Windows Terminal, ConEmu's ``9;`` subcommands are
   not notifications), OSC 777 ``notify;title;body`` (urxvt, VTE, foot), OSC
   99 ``params;payload`` (kitty's desktop notifications, chunked with ``d=0``
-  and ``i=``): :class:`Notification`.
+  and ``i=``): :class:`NotificationSent`.
 * OSC 133 ``A``/``B``/``C``/``D;status`` (FinalTerm's shell integration, as
   iTerm2, kitty, WezTerm, VS Code and Windows Terminal read it) and OSC 633
   (VS Code's, ``E;command`` included): :class:`ShellMark`, and the commands
@@ -31,7 +31,7 @@ The sequences, and where they are specified:
 * Images: sixel (``DCS Pa;Pb;Ph q``, size from its raster attributes ``"``),
   the kitty graphics protocol (``APC G key=value,...;payload``, chunked with
   ``m=1``; kitty's ``graphics-protocol`` doc), iTerm2's inline images (OSC
-  1337 ``File=...:base64``): :class:`Graphic`, counted and sized, never
+  1337 ``File=...:base64``): :class:`ImageSent`, counted and sized, never
   decoded.
 """
 
@@ -69,7 +69,7 @@ class Signal:
 
 
 @dataclass(frozen=True, slots=True)
-class Bell(Signal):
+class BellRung(Signal):
     def describe(self) -> str:
         return "bell"
 
@@ -114,7 +114,7 @@ class ClipboardWrite(Signal):
 
 
 @dataclass(frozen=True, slots=True)
-class Notification(Signal):
+class NotificationSent(Signal):
     """A desktop notification: ``via`` is the sequence (``OSC 9``,
     ``OSC 777``, ``OSC 99``)."""
 
@@ -158,7 +158,7 @@ class ShellMark(Signal):
 
 
 @dataclass(frozen=True, slots=True)
-class Graphic(Signal):
+class ImageSent(Signal):
     """An image sent: ``protocol`` is ``sixel``, ``kitty`` or ``iterm2``;
     ``size`` the bytes of its payload as sent (all chunks); ``width`` and
     ``height`` what the sequence says (pixels for sixel and kitty, the
@@ -204,12 +204,12 @@ class Signals:
     cwd: str | None = None
     titles: tuple[TitleChange, ...] = ()
     directories: tuple[DirectoryChange, ...] = ()
-    bells: tuple[Bell, ...] = ()
+    bells: tuple[BellRung, ...] = ()
     bell_count: int = 0
     clipboard: tuple[ClipboardWrite, ...] = ()
-    notifications: tuple[Notification, ...] = ()
+    notifications: tuple[NotificationSent, ...] = ()
     marks: tuple[ShellMark, ...] = ()
-    graphics: tuple[Graphic, ...] = ()
+    graphics: tuple[ImageSent, ...] = ()
     commands: tuple[Command, ...] = ()
 
     def all(self) -> list[Signal]:

@@ -31,23 +31,23 @@ from pyte.screens import Char
 from .matches import Awaited, Match, Place
 from .signals import (
     EMPTY,
-    Bell,
+    BellRung,
     ClipboardWrite,
     Command,
-    Graphic,
-    Notification,
+    ImageSent,
+    NotificationSent,
     ShellMark,
     Signals,
 )
 from .snapshot_rows import EXTRA, RUNS, Row, build_lines, plain_cell, row_text, style_of
-from .snapshot_values import Cell, Cursor, Hyperlink, Modes, Run, Style
+from .snapshot_values import Cell, Cursor, LinkRun, Modes, Run, Style
 from .styled import StyledText, styled_cells
 
 __all__ = [
     "EXTRA",
     "Cell",
     "Cursor",
-    "Hyperlink",
+    "LinkRun",
     "Match",
     "Modes",
     "Place",
@@ -238,7 +238,7 @@ class Snapshot:
         return self.signals.cwd
 
     @property
-    def bells(self) -> tuple[Bell, ...]:
+    def bells(self) -> tuple[BellRung, ...]:
         """The bells rung so far (the last 1,000; ``signals.bell_count`` counts all)."""
         return self.signals.bells
 
@@ -248,7 +248,7 @@ class Snapshot:
         return self.signals.clipboard
 
     @property
-    def notifications(self) -> tuple[Notification, ...]:
+    def notifications(self) -> tuple[NotificationSent, ...]:
         """Desktop notifications (OSC 9, OSC 777, OSC 99), oldest first."""
         return self.signals.notifications
 
@@ -264,15 +264,15 @@ class Snapshot:
         return self.signals.commands
 
     @property
-    def graphics(self) -> tuple[Graphic, ...]:
+    def graphics(self) -> tuple[ImageSent, ...]:
         """Images sent (sixel, kitty, iTerm2), counted and sized, not decoded."""
         return self.signals.graphics
 
     @property
-    def links(self) -> tuple[Hyperlink, ...]:
+    def links(self) -> tuple[LinkRun, ...]:
         """The OSC 8 hyperlinks on the screen: each run of linked cells in a
         row, with its text, URL and id, top to bottom, left to right."""
-        found: list[Hyperlink] = []
+        found: list[LinkRun] = []
         for r in range(self.rows):
             for run in self.runs(r):
                 style = run.style
@@ -281,10 +281,10 @@ class Snapshot:
                 last = found[-1] if found else None
                 if (last is not None and last.row == r and last.stop == run.col
                         and (last.url, last.id) == (style.link, style.link_id)):
-                    found[-1] = Hyperlink(last.text + run.text, style.link, style.link_id, r,
+                    found[-1] = LinkRun(last.text + run.text, style.link, style.link_id, r,
                                      last.start, run.col + run.width)
                 else:
-                    found.append(Hyperlink(run.text, style.link, style.link_id, r, run.col,
+                    found.append(LinkRun(run.text, style.link, style.link_id, r, run.col,
                                       run.col + run.width))
         return tuple(found)
 

@@ -50,7 +50,7 @@ class Style:
 
 
 @dataclass(frozen=True, slots=True)
-class Hyperlink:
+class LinkRun:
     """An OSC 8 hyperlink on the screen: a run of linked cells in one row
     (columns ``start`` to ``stop``, exclusive), its text, URL and id ("" if
     the program gave none)."""

@@ -52,14 +52,21 @@ class TerminalAnswers:
             return self._string_offset
         buffer = self._buffer
         known, fed, at, offset = self._offset_known
-        if known is buffer and fed == self.bytes_fed and at <= index:
-            # A later query of the same read (prompt_toolkit asks for the
-            # cursor's position every frame): count from the one before.
-            offset += len(buffer[at:index].encode("utf-8", "surrogateescape"))
-        else:
-            undecoded = len(self._decoder.getstate()[0])
-            tail = buffer[index:].encode("utf-8", "surrogateescape")
-            offset = self.bytes_fed - undecoded - len(tail)
+        if known is buffer and fed == self.bytes_fed:
+            if buffer.isascii():
+                # A byte a character (a flag of the string, not a scan): a
+                # flood of queries or marks costs an addition each.
+                return offset + index - at
+            if at <= index:
+                # A later query of the same read (prompt_toolkit asks for
+                # the cursor's position every frame): count from the one
+                # before.
+                offset += len(buffer[at:index].encode("utf-8", "surrogateescape"))
+                self._offset_known = (buffer, fed, index, offset)
+                return offset
+        undecoded = len(self._decoder.getstate()[0])
+        tail = buffer[index:].encode("utf-8", "surrogateescape")
+        offset = self.bytes_fed - undecoded - len(tail)
         self._offset_known = (buffer, self.bytes_fed, index, offset)
         return offset
 
@@ -79,7 +86,10 @@ class TerminalAnswers:
         else:
             policy = self.policy.get(kind, "answer")
             data = reply.encode()
-            if policy == "ignore":
+            if policy == "answer":  # the default, first
+                query = Query(kind, text, offset, data)
+                self._replies.append(data)
+            elif policy == "ignore":
                 query = Query(kind, text, offset, data, "ignored")
             elif isinstance(policy, str):
                 query = Query(kind, text, offset, data)
@@ -91,6 +101,9 @@ class TerminalAnswers:
         queries.append(query)
         self.query_count += 1
         if len(queries) > QUERY_LOG:
+            # One out for one in: a Query freed as one is made leaves the
+            # garbage collector nothing to do (trimming in batches woke it
+            # every few hundred queries).
             del queries[0]
 
     def take_deferred(self) -> list[Query]:

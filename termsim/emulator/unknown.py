@@ -24,6 +24,9 @@ MAX_UNKNOWN_KINDS = 256
 OTHER = "other"
 
 
+_set = dict.__setitem__
+
+
 class UnknownCounts(Counter[str]):
     """A ``Counter`` of names that keeps at most ``MAX_UNKNOWN_KINDS`` of
     them (and :data:`OTHER`), each printable (``xterm.printable``): a new
@@ -45,4 +48,4 @@ class UnknownCounts(Counter[str]):
                 # ``counts[key] += n`` of a new key sets it to ``n``: that is
                 # what it adds.
                 key, value = OTHER, self.get(OTHER, 0) + value
-        super().__setitem__(key, value)
+        _set(self, key, value)  # ``super().__setitem__``, without a super object (hot)

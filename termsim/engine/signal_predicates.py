@@ -5,7 +5,7 @@ Two kinds, as the things they look at:
 
 * **states** the screen has now, like text: :class:`Title` (the window
   title), :class:`Link` (an OSC 8 hyperlink on the screen);
-* **events** that happened once: :class:`Bell`, :class:`Notified`,
+* **events** that happened once: :class:`Bell`, :class:`Notification`,
   :class:`Clipboard`, :class:`CommandFinished`, :class:`Image`. In a wait
   with ``since=`` they count only when sent after the program read that
   input (the same causal rule as screens: a signal carries the first
@@ -24,13 +24,13 @@ from collections.abc import Sequence
 
 from ..emulator.signals import (
     ClipboardWrite,
-    Graphic,
-    Notification,
+    ImageSent,
+    NotificationSent,
     ShellMark,
     Signal,
 )
 from ..emulator.snapshot import Snapshot
-from ..emulator.snapshot_values import Hyperlink
+from ..emulator.snapshot_values import LinkRun
 from .predicates import Context, Predicate
 
 Pattern = str | re.Pattern[str]
@@ -118,7 +118,7 @@ class Link(Predicate):
         self.text = text
         self.url = url
 
-    def _matching(self, snap: Snapshot) -> list[Hyperlink]:
+    def _matching(self, snap: Snapshot) -> list[LinkRun]:
         return [link for link in snap.links
                 if _found(self.text, link.text) and _found(self.url, link.url)]
 
@@ -208,7 +208,7 @@ class Bell(_Happened):
         return f"{len(signals)}" + (f", the last at {times[-1]}" if times else "")
 
 
-class Notified(_Happened):
+class Notification(_Happened):
     """A desktop notification (OSC 9, 777 or 99) whose title or body holds ``text``."""
 
     noun = "notifications"
@@ -220,7 +220,7 @@ class Notified(_Happened):
         return snap.notifications
 
     def _matches(self, signal: Signal) -> bool:
-        assert isinstance(signal, Notification)
+        assert isinstance(signal, NotificationSent)
         return _found(self.text, signal.title) or _found(self.text, signal.body)
 
     def describe(self) -> str:
@@ -296,7 +296,7 @@ class Image(_Happened):
         return snap.graphics
 
     def _matches(self, signal: Signal) -> bool:
-        assert isinstance(signal, Graphic)
+        assert isinstance(signal, ImageSent)
         return self.protocol is None or signal.protocol == self.protocol
 
     def describe(self) -> str:

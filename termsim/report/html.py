@@ -48,11 +48,11 @@ import io
 from typing import Any, TextIO
 
 from ..emulator.signals import (
-    Bell,
+    BellRung,
     ClipboardWrite,
     DirectoryChange,
-    Graphic,
-    Notification,
+    ImageSent,
+    NotificationSent,
     ShellMark,
     Signal,
     TitleChange,
@@ -239,9 +239,9 @@ _SIGNAL_TEXT = 200
 
 def _signal_kind(signal: Signal) -> str:
     """The class of a signal's tick and line: ``signal`` and its kind."""
-    kind = {Bell: "bell", TitleChange: "title", DirectoryChange: "directory",
-            ClipboardWrite: "clipboard", Notification: "notification", ShellMark: "mark",
-            Graphic: "image"}.get(type(signal), "other")
+    kind = {BellRung: "bell", TitleChange: "title", DirectoryChange: "directory",
+            ClipboardWrite: "clipboard", NotificationSent: "notification", ShellMark: "mark",
+            ImageSent: "image"}.get(type(signal), "other")
     return f"signal {kind}"
 
 

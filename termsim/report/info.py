@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from ..emulator.queries import printable
-from ..emulator.signals import Graphic, Signal, Signals
+from ..emulator.signals import ImageSent, Signal, Signals
 from ..emulator.snapshot import Run
 from ..emulator.terminal import QUERY_KINDS, Terminal
 from ..engine.playback import apply_to_terminal, terminal_for
@@ -200,7 +200,7 @@ def said_outside_the_cells(signals: Signals, links: dict[tuple[str, str], float]
     elif signals.marks:
         out.append(f"  shell marks:   {len(signals.marks)}, no command run")
     if signals.graphics:
-        kinds: dict[str, list[Graphic]] = {}
+        kinds: dict[str, list[ImageSent]] = {}
         for graphic in signals.graphics:
             kinds.setdefault(graphic.protocol, []).append(graphic)
         out.append(f"  images:        {len(signals.graphics)}: " + ", ".join(
@@ -224,7 +224,7 @@ def _shortened(text: str, limit: int = 100) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _sizes(graphics: list[Graphic]) -> str:
+def _sizes(graphics: list[ImageSent]) -> str:
     """The distinct sizes the images said they were, as ``4x6, 8x4``."""
     sizes = dict.fromkeys(f"{_side(g.width)}x{_side(g.height)}" for g in graphics
                           if g.width is not None or g.height is not None)
