@@ -90,7 +90,7 @@ async def test_the_reader_stops_reading_past_MAX_BACKLOG(monkeypatch: pytest.Mon
     sizes: list[int] = []
     async with termsim.spawn([sys.executable, "-c", code], record=False) as term:
         source = term._pty
-        term.listeners.append(lambda event: sizes.append(source._backlog_size))
+        term.listeners.append(lambda event: sizes.append(source.stream.pending_output))
         await term.wait_for(Text("FLOOD-DONE"), timeout=60)
     assert max(sizes) <= cap + pty.MAX_READ_BURST < 4_000_000 // 2
     assert len(sizes) > 4_000_000 // pty.READ_SIZE  # it was read in pieces, every one seen

@@ -3,9 +3,10 @@
 Waiting, typing, pressing and sending read the same in both: only how input
 reaches the program (a PTY write, or a check against the recorded input) and
 where time comes from differ, and those are the subclass's ``_send_input``
-and the engine's source. Everything that happens in a session passes through
-:meth:`Driver._emit` as a :mod:`termsim.events` value, to the recorder and to
-any listener.
+and the engine's source. Everything that happens in a session enters its
+:class:`~termsim.engine.stream.EventStream` as a :mod:`termsim.events` value,
+which records it (:meth:`Driver._emit`: the recorder, then any listener) and
+applies it to the engine in that order.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from .predicates import PredicateLike
 from .screentext import Mask
 from .settings import hygiene_checked
 from .source import Mark
+from .stream import EventStream
 from .unawaited import Verbs, verb
 
 #: Called with every event of a session, in order.
@@ -52,6 +54,9 @@ class Driver(Verbs, ABC):
 
     _terminal: Terminal
     _engine: Engine
+    #: Where every event of the session enters (made by the subclass, over
+    #: its engine): :meth:`_emit` records, the engine applies.
+    _stream: EventStream
 
     def __init__(self, *, timeout: float = 10.0, stall: float | None = None,
                  hygiene: bool | None = None, ignore: Ignore | None = None) -> None:
@@ -76,6 +81,7 @@ class Driver(Verbs, ABC):
         self._made = []
 
     def _emit(self, event: Event) -> None:
+        """Record ``event`` (the stream's first half): every listener, in order."""
         for listener in self.listeners:
             listener(event)
 
@@ -103,7 +109,7 @@ class Driver(Verbs, ABC):
     def _warn(self, message: str) -> None:
         message = self._engine.scrub(message)
         self.warnings.append(message)
-        self._emit(Warned(self._now(), message))
+        self._stream.push(Warned(self._now(), message))
         warn(message)  # last: under -W error it raises
 
     @abstractmethod
@@ -180,7 +186,7 @@ class Driver(Verbs, ABC):
 
     def note(self, label: str) -> None:
         """Put a labelled marker in the session (and its recording)."""
-        self._emit(Note(self._now(), str(label)))
+        self._stream.push(Note(self._now(), str(label)))
 
     # -- what the terminal saw -----------------------------------------------------------
 
@@ -298,9 +304,11 @@ class Driver(Verbs, ABC):
         return self._engine.transcript(checked_since(since))
 
     def input_ready(self) -> bool | None:
-        """Whether the program reads keys in raw mode right now (None: unknown).
-        :class:`~termsim.InputReady` waits for it."""
-        return self._engine.source.input_ready()
+        """Whether the program reads keys in raw mode (None: unknown), as the
+        session last saw its tty: a live one looks after each read of output,
+        before each input, and while a wait on it is pending; a replay, as
+        recorded. :class:`~termsim.InputReady` waits for it."""
+        return self._engine.tty_raw
 
     def silent_for(self) -> float | None:
         """Seconds since the program last printed (None: it never did)."""

@@ -132,7 +132,8 @@ class Engine:
         self.scrub: Scrub = _same
         #: When the program last printed (None: never), on the source's clock.
         self.last_output: float | None = None
-        #: The tty mode the event stream last reported.
+        #: The tty mode the event stream last reported (:class:`TtyMode`),
+        #: live as in a replay: the only tty mode the engine knows.
         self.tty_raw: bool | None = None
         self._waits_started = 0
         self.film = Film()
@@ -311,8 +312,8 @@ class Engine:
         return self.source.now() - self.last_output
 
     def snapshot(self) -> Snapshot:
-        """The screen now, with what the source knows of the tty mode."""
-        return self.terminal.screen.with_input_ready(self.source.input_ready())
+        """The screen now, with the tty mode the stream last reported."""
+        return self.terminal.screen.with_input_ready(self.tty_raw)
 
     def _context(self, since: Mark | None = None, now: float | None = None) -> Context:
         after = self.inputs.signals_after(since)
@@ -434,7 +435,7 @@ class Engine:
         """Since when the program has sat reading keys with nothing to do
         (None: it is not: it is printing, cooked, has input to read, or waits
         for an answer to a query)."""
-        if wait.stall is None or self.source.input_ready() is not True or self.unread():
+        if wait.stall is None or self.tty_raw is not True or self.unread():
             return None
         fed = self.inputs.fed_at_last
         if any(q.offset >= fed for q in owed(self.terminal.queries)):
@@ -535,7 +536,9 @@ class Engine:
                 wake = self._next_timer(wait)
                 if wait.wake.is_set():
                     wait.wake = anyio.Event()
-                await self.source.run_until(wait.wake, wake, pred.polls)
+                # A stall is about a program sitting raw: the tty's mode
+                # matters to it as to a predicate that reads it.
+                await self.source.run_until(wait.wake, wake, pred.polls or stall is not None)
                 if wait.event.is_set():
                     break
                 if wait.wake.is_set() and self.source.now() < wake:

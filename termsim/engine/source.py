@@ -39,40 +39,39 @@ class Mark:
 
 
 class Source(Protocol):
-    """Where time, progress and tty state come from (a PTY, or a recording).
+    """Where time and progress come from (a PTY, or a recording).
 
     What a source gives the engine: the session's clock (:meth:`now`), the
-    tty mode (:meth:`input_ready`), the output already there
-    (:meth:`catch_up`) and the passing of time (:meth:`run_until`). The
-    engine only calls these; it never asks what the source is.
+    events already there (:meth:`catch_up`) and the passing of time
+    (:meth:`run_until`). The engine only calls these; it never asks what
+    the source is. Everything else, the tty's mode included, reaches the
+    engine as events (:class:`~termsim.events.TtyMode`), live as replayed.
 
-    What it gets: nothing at construction, no pointer back. A source that
-    produces events by itself (the live PTY) is handed a :class:`Sink` by
-    whoever composes the session, and gives the events to it in order; a
-    replay is the session, and applies its recorded events with
-    :meth:`~termsim.engine.engine.Engine.apply` inside :meth:`run_until`. Either way each event is
-    applied once, in order, and the engine answers with the replies the
-    terminal owes the program.
+    What it gets: nothing at construction, no pointer back. Every event
+    enters the session's :class:`~termsim.engine.stream.EventStream`, which
+    records it and applies it to the engine (a :class:`Sink`) in that
+    order: a live PTY pushes what it reads (and its tty's changes) there,
+    a replay, which is the session, pushes its recorded events inside
+    :meth:`run_until`. Either way each event is applied once, in order, and
+    the engine answers with the replies the terminal owes the program.
     """
 
     def now(self) -> float:
         """Seconds since the session started, on this source's clock."""
         ...
 
-    def input_ready(self) -> bool | None:
-        """Whether the program reads its tty in raw mode now (None: unknown)."""
-        ...
-
     def catch_up(self) -> None:
-        """Apply the output that is already there (a timer is about to decide
-        that the program paused: a late reader must not fool it)."""
+        """Apply what has already happened (output read, the tty's mode
+        changed): a timer is about to decide that the program paused, and a
+        late reader must not fool it."""
         ...
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
         """Return when ``event`` is set or the clock reaches ``deadline``.
 
-        ``poll``: a pending predicate reads the tty mode, which changes without
-        output; re-check it (``Sink.notify``) on a short timer.
+        ``poll``: the wait depends on the tty's mode (``InputReady``,
+        ``stall=``), which changes without output; look at it as the wait
+        starts and then on a short timer, and put a change in the stream.
         """
         ...
 
@@ -80,7 +79,8 @@ class Source(Protocol):
 class Sink(Protocol):
     """What a live source may do to the engine, and nothing more: the
     :class:`~termsim.engine.engine.Engine` is one, and a PTY source is given it at construction
-    (so it holds no engine, and a test can give it a fake)."""
+    (so it holds no engine, and a test can give it a fake). Events reach it
+    only through the session's :class:`~termsim.engine.stream.EventStream`."""
 
     def apply(self, event: Event) -> bytes:
         """The next event of the session; returns the replies owed to the program."""
@@ -89,10 +89,6 @@ class Sink(Protocol):
     def take_deferred(self) -> list[Query]:
         """The queries whose replies the policy delays (the source sends each
         after its delay, in order with the output)."""
-        ...
-
-    def notify(self) -> None:
-        """Something that prints nothing may have changed (the tty mode): look again."""
         ...
 
     def awaits_read(self) -> bool:

@@ -13,6 +13,10 @@ into :mod:`termsim.events` and hands them on, in order:
   it as read), and applies the backlog to the engine in slices between reads;
   the terminal's replies are written back at once, so a CPR is answered
   within the same loop iteration that read it;
+* the master is in packet mode (``TIOCPKT``), so the kernel also tells,
+  before the output that follows, when the program flushes its input: what
+  the test typed in line mode and the program never read is then lost, and
+  the session warns (``readtrack``'s "Input typed too early");
 * an exit task waits on a pidfd, reaps the child, reads the output still in
   the PTY, and only then applies the :class:`~termsim.events.Exit`, so a wait
   that the last output satisfies still succeeds and every other pending
@@ -35,13 +39,15 @@ class is why this module passes 500 lines.
 from __future__ import annotations
 
 import errno
+import fcntl
 import logging
 import os
 import queue
 import signal
+import struct
+import termios
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -51,14 +57,15 @@ import anyio.abc
 import anyio.lowlevel
 
 from ..emulator.terminal import Query
+from ..engine.stream import EventStream
 from ..errors import SessionClosed
 from ..events import Event, Exit, InputRead, Output, Reply, TtyMode, stamp
 from . import process as _process
 from .process import end_tree, scan_started_by, signal_all, started_by, wait_exited
 from .readprobe import ReadProbe
-from .readtrack import ReadTracker
+from .readtrack import ReadTracker, Typed, TypedAhead
 from .spawn import SESSION_VARIABLE, Child, set_size, start
-from .tty import InputNotRead, is_canonical, is_raw, lflag
+from .tty import InputNotRead, is_canonical, is_raw, lflag, typed_too_early
 
 if TYPE_CHECKING:
     from ..engine.source import Sink
@@ -66,6 +73,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("termsim")
 
 READ_SIZE = 1 << 16
+#: Packet mode (``TIOCPKT``): each read of the master starts with a byte,
+#: 0 before output, else the tty's news alone (its input flushed...).
+_PACKET_DATA = 0
+_FLUSHREAD = getattr(termios, "TIOCPKT_FLUSHREAD", 1)
 #: Bytes emulated per pass of the reader between two reads of the PTY.
 FEED_SLICE = 1 << 14
 #: Output read but not yet emulated, beyond which reading pauses.
@@ -89,14 +100,26 @@ class _Closer:
         self._fds: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        #: Fds given and not closed yet, told when that changes (``settled``).
+        self._open = 0
+        self._changed = threading.Condition()
 
     def close(self, fd: int) -> None:
+        with self._changed:
+            self._open += 1
         self._fds.put(fd)
         with self._lock:
             if self._thread is None or not self._thread.is_alive():  # (gone after a fork)
                 self._thread = threading.Thread(target=self._run, name="termsim-closer",
                                                 daemon=True)
                 self._thread.start()
+
+    def settled(self, timeout: float) -> bool:
+        """Whether every fd given so far is closed, waiting at most
+        ``timeout`` seconds (a thread's wait, never the loop's): for a check
+        that a closed session left no fd open."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._open == 0, timeout)
 
     def _run(self) -> None:
         while True:
@@ -105,10 +128,14 @@ class _Closer:
                 os.close(fd)
             except OSError:
                 pass
+            with self._changed:
+                self._open -= 1
+                self._changed.notify_all()
 
 
 #: Closes, off the event loop, the fds whose close blocks the caller.
-close_soon = _Closer().close
+CLOSER = _Closer()
+close_soon = CLOSER.close
 
 
 #: One worker thread starts this event loop's programs, one after another:
@@ -131,10 +158,13 @@ class PtySource:
     """A program in a PTY: what a live session's
     :class:`~termsim.engine.source.Source` methods are made of.
 
-    ``emit`` receives every event as it happens (for the recorder and
-    listeners); ``sink`` (the engine, seen through the narrow
-    :class:`~termsim.engine.source.Sink`) is given the same events, in
-    order, when the reader applies them. It holds nothing else of the engine.
+    Every event it sees enters the session's :attr:`stream`
+    (:class:`~termsim.engine.stream.EventStream`), made of ``emit``, which
+    records each as it happens (the recorder and listeners), and ``sink``
+    (the engine, seen through the narrow :class:`~termsim.engine.source.Sink`),
+    which the reader gives the same events, in the same order. It holds
+    nothing else of the engine. The session's own events (inputs, resizes,
+    the hangup) enter the same stream.
     """
 
     def __init__(
@@ -154,11 +184,11 @@ class PtySource:
         self._polled_activity = -1
         self._tty_poll = TTY_POLL[0]
         self.write_timeout = write_timeout
-        self.emit = emit
         self._sink = sink
+        #: Where every event of the session enters: recorded, then applied
+        #: to the engine in that order (the reader's backlog is its queue).
+        self.stream = EventStream(emit, sink)
         self.proc: Child | None = None
-        self._backlog: deque[Event] = deque()
-        self._backlog_size = 0
         self.fd = -1
         self._pidfd = -1
         self._t0 = 0.0
@@ -166,18 +196,41 @@ class PtySource:
         #: ``now()`` said, which it never goes back from.
         self._sleepers: list[float] = []
         self._last_now = 0.0
+        #: The tty mode last put in the stream (None: not looked at yet).
         self._tty_raw: bool | None = None
         self._write_lock = anyio.Lock()
+        #: The task group :meth:`start` entered, and the task that entered
+        #: it: only that task can leave it (:meth:`exit_task_group`).
         self._tg: anyio.abc.TaskGroup | None = None
+        self._owner: int | None = None
+        #: Set once the session closes: ends the tasks that wait for a time
+        #: of their own (a delayed answer), so the group is left at once.
+        self._closed = anyio.Event()
         self._tasks = anyio.CancelScope()
         self._reader_done = anyio.Event()
         self._reader_idle = False
+        #: Whether queued events are being applied now (``_apply_slice``).
+        self._applying = False
         self._reaped = False
         #: Which inputs the program has read (see ``_readtrack``).
         self.reads = ReadTracker()
         self.probe: ReadProbe | None = None
         self._use_inotify = inotify
         self._reads_pending = anyio.Event()
+        #: Inputs typed in line mode the program may yet lose (``readtrack``).
+        self.typed_ahead = TypedAhead()
+        #: Whether the master is in packet mode (it tells of input flushes),
+        #: whether a flush is still to be judged, and whether it is being.
+        self._packet = False
+        self._flushed = False
+        self._judging = False
+        self._probing = False
+        self._closing = False
+        #: A warning the reader gave that ``-W error`` made an exception: it
+        #: is raised in the test's task, at its next wait or input, and the
+        #: waits sleeping now are woken for it (``_sleeps``).
+        self._deferred: Warning | None = None
+        self._sleeps: set[anyio.CancelScope] = set()
 
     # -- the Source protocol (for the engine) ------------------------------------
 
@@ -207,14 +260,23 @@ class PtySource:
     def _stamp(self) -> float:
         return stamp(self.now())
 
-    def input_ready(self) -> bool | None:
+    def look_at_tty(self) -> None:
+        """Read the tty's mode; if it changed, that is a :class:`TtyMode`
+        event, which enters the stream like any other (recorded, then applied
+        after everything read before it), so the live engine decides on the
+        mode the recording holds, as a replay of it does.
+
+        termios changes print nothing, so something must look: the reader
+        after each read of output, the poll of a wait on the mode (its first
+        look as it starts, then on a timer: ``TTY_POLL``), and a drain
+        (before a timer decides, an input, a resize, the exit)."""
         if self.fd < 0:
-            return self._tty_raw
+            return
         raw = is_raw(lflag(self.fd))
-        if raw != self._tty_raw:
-            self._tty_raw = raw
-            self.emit(TtyMode(self._stamp(), raw))
-        return raw
+        if raw == self._tty_raw:
+            return
+        self._tty_raw = raw
+        self._tell(TtyMode(self._stamp(), raw))
 
     def catch_up(self) -> None:
         self.drain()
@@ -223,12 +285,32 @@ class PtySource:
         return lflag(self.fd) if self.fd >= 0 else None
 
     async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+        self.raise_deferred()
         self._sleepers.append(deadline)
         try:
+            if poll:
+                self.look_at_tty()  # the poll's first look: the mode as the wait starts
             await self._run_until(event, deadline, poll)
         finally:
             self._sleepers.remove(deadline)
             self._resume(deadline)
+        self.raise_deferred()
+
+    def raise_deferred(self) -> None:
+        """Raise, in the test's task, a warning the reader found that the
+        warning filters made an exception (``-W error``)."""
+        exc, self._deferred = self._deferred, None
+        if exc is not None:
+            raise exc
+
+    async def _sleep(self, event: anyio.Event, seconds: float) -> None:
+        """Wait for ``event`` at most ``seconds``, or until a deferred warning."""
+        with anyio.move_on_after(seconds) as scope:
+            self._sleeps.add(scope)
+            try:
+                await event.wait()
+            finally:
+                self._sleeps.discard(scope)
 
     def _resume(self, deadline: float) -> None:
         """After a wait whose deadline held the clock: go on from where it
@@ -242,7 +324,7 @@ class PtySource:
             self._t0 += missed
 
     async def _run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
-        while not event.is_set():
+        while not event.is_set() and self._deferred is None:
             remaining = deadline - (time.monotonic() - self._t0)
             if remaining <= 0:
                 # What came in meanwhile, read while the clock still says
@@ -250,15 +332,13 @@ class PtySource:
                 self.drain()
                 return
             if not poll:
-                with anyio.move_on_after(remaining):
-                    await event.wait()
+                await self._sleep(event, remaining)
                 continue
             activity = self._activity
             if activity != self._polled_activity:  # output or input since: look soon
                 self._polled_activity, self._tty_poll = activity, TTY_POLL[0]
-            with anyio.move_on_after(min(remaining, self._tty_poll)):
-                await event.wait()
-            self._sink.notify()
+            await self._sleep(event, min(remaining, self._tty_poll))
+            self.look_at_tty()
             if self._activity == activity:
                 self._tty_poll = min(self._tty_poll * 2, TTY_POLL[1])
 
@@ -277,6 +357,13 @@ class PtySource:
         self.proc = child
         self.fd = child.fd
         self._t0 = time.monotonic()
+        try:
+            # The kernel then tells when the program flushes its input (which
+            # loses what was typed too early): see ``_read_available``.
+            fcntl.ioctl(self.fd, termios.TIOCPKT, struct.pack("i", 1))
+            self._packet = True
+        except (OSError, AttributeError):
+            self._packet = False
         self._last_now = 0.0
         try:
             await anyio.lowlevel.checkpoint_if_cancelled()
@@ -290,6 +377,7 @@ class PtySource:
                     self._pidfd = -1
             self._tg = anyio.create_task_group()
             await self._tg.__aenter__()
+            self._owner = anyio.get_current_task().id
             self._tg.start_soon(self._run_tasks)
         except BaseException:
             # Cancelled (or failed) between fork and the tasks that would
@@ -301,7 +389,8 @@ class PtySource:
         self, exc_type: type[BaseException] | None, exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        """Leave the task group :meth:`start` entered (after :meth:`aclose`)."""
+        """Leave the task group :meth:`start` entered (after :meth:`aclose`),
+        in the task that entered it (:meth:`in_owner_task`)."""
         tg, self._tg = self._tg, None
         if tg is None:
             return None
@@ -313,6 +402,16 @@ class PtySource:
             if exc is not None and len(group.exceptions) == 1 and group.exceptions[0] is exc:
                 return False
             raise
+
+    @property
+    def entered(self) -> bool:
+        """Whether :meth:`start` entered a task group not left yet."""
+        return self._tg is not None
+
+    def in_owner_task(self) -> bool:
+        """Whether this is the task that entered the task group (the only
+        one that can leave it)."""
+        return self._owner == anyio.get_current_task().id
 
     def _started(self) -> set[int]:
         """Every process this session started, wherever it went (``_process``)."""
@@ -349,12 +448,14 @@ class PtySource:
         """
         if self.proc is None:
             return
+        self._closing = True  # what the teardown makes the program discard is not news
         with anyio.CancelScope(shield=True):
             try:
                 await self._end_process_tree()
             finally:
                 self.drain()
                 self._sink.close()
+                self._closed.set()
                 self._tasks.cancel()
                 with anyio.move_on_after(1.0):
                     await self._reader_done.wait()
@@ -402,14 +503,15 @@ class PtySource:
         """
         try:
             open_ = True
-            while self.fd >= 0 and (open_ or self._backlog):
-                if not self._backlog:
+            stream = self.stream
+            while self.fd >= 0 and (open_ or stream.pending):
+                if not stream.pending:
                     self._reader_idle = True
                     try:
                         await anyio.wait_readable(self.fd)
                     finally:
                         self._reader_idle = False
-                if open_ and self._backlog_size < MAX_BACKLOG:
+                if open_ and stream.pending_output < MAX_BACKLOG:
                     if self.reads.pending and self._watched():
                         # An input is not known read, and output came: the
                         # program may have read it and answered, and the
@@ -427,14 +529,30 @@ class PtySource:
             self._reader_done.set()
 
     def _read_available(self) -> bool:
-        """Move what the PTY has now into the backlog; False at end of output."""
+        """Move what the PTY has now into the backlog, then, if there was
+        any, the tty's mode as of that read (after every byte of it: the
+        program may have changed it before writing); False at end of output."""
+        activity = self._activity
+        open_ = self._read_pty()
+        if self._activity != activity:
+            self.look_at_tty()
+        return open_
+
+    def _read_pty(self) -> bool:
+        """Move what the PTY has now into the backlog; False at end of output.
+
+        In packet mode a read holds output after a 0 byte, or the tty's news
+        alone, which comes before the output written after it: an input
+        flush is judged there (``_judge_flushes``), or, during a probe, once
+        the probe is done."""
         fd = self.fd
         if fd < 0:
             return False
         total = 0
+        packet = self._packet
         while total < MAX_READ_BURST:
             try:
-                chunk = os.read(fd, READ_SIZE)
+                chunk = os.read(fd, READ_SIZE + 1 if packet else READ_SIZE)
             except BlockingIOError:
                 return True
             except OSError as exc:
@@ -443,51 +561,113 @@ class PtySource:
                 raise
             if not chunk:
                 return False
+            if packet:
+                if chunk[0] != _PACKET_DATA:
+                    if chunk[0] & _FLUSHREAD:
+                        self._flushed = True
+                        if not self._judging and not self._probing:
+                            self._judge_flushes()  # here: its warning where the flush was
+                    continue
+                chunk = chunk[1:]
+                if not chunk:
+                    continue
             total += len(chunk)
             self._activity += 1
             self._push(Output(self._stamp(), chunk))
-            self._backlog_size += len(chunk)
         return True
+
+    # -- input typed too early -------------------------------------------------------
+
+    def reads_seen(self) -> int | None:
+        """The program's reads seen so far (None: they are not seen here).
+
+        While an input is tracked the watch takes the kernel's events (a
+        probe, as the watch would make); else they are only looked at
+        (``ReadProbe.peek``), for the next probe."""
+        probe = self.probe
+        if probe is None or not probe.counts_reads or self.fd < 0:
+            return None
+        if self.reads.pending:
+            self.probe_reads()
+        else:
+            probe.peek()
+        return probe.reads_seen
+
+    def _judge_flushes(self) -> None:
+        """The program flushed its input: tell which inputs typed in line
+        mode went with it (``readtrack``'s "Input typed too early")."""
+        self._judging = True
+        try:
+            while self._flushed:
+                self._flushed = False
+                if not self.typed_ahead.held:
+                    continue
+                if self._closing or self._reaped or self.probe is None:
+                    self.typed_ahead.flushed(reads=None, queued=None, empty=False,
+                                             canonical=False)
+                    continue
+                # The queue first, then the reads: input that survived the
+                # flush and is read meanwhile is seen in one or the other.
+                queued, empty = self.probe.queued()
+                reads = self.reads_seen()  # (a probe may read a flush again: the loop has it)
+                flags = lflag(self.fd) if self.fd >= 0 else None
+                lost = self.typed_ahead.flushed(reads=reads, queued=queued, empty=empty,
+                                                canonical=is_canonical(flags))
+                if lost:
+                    self._tell_lost(lost, flags)
+        finally:
+            self._judging = False
+
+    def _tell_lost(self, lost: list[Typed], flags: int | None) -> None:
+        message = typed_too_early([(t.label, t.at) for t in lost], self.now(), flags)
+        try:
+            lost[-1].warn(message)
+        except Warning as exc:
+            # ``-W error``: not here (the reader's task), but in the test's.
+            self._deferred = exc
+            for scope in self._sleeps:
+                scope.cancel()
 
     def _watched(self) -> bool:
         """Whether inotify tells of the program's reads (else a timer asks)."""
         return self.probe is not None and self.probe.events_fd is not None
 
     def _push(self, event: Event) -> None:
-        """An event happened now: tell the listeners, queue it for the engine."""
-        self.emit(event)
-        self._backlog.append(event)
+        """An event happened now: into the stream (recorded now, applied in turn)."""
+        self.stream.push(event)
+
+    def _tell(self, event: Event) -> None:
+        """:meth:`_push`, and apply it now if nothing else is about to: the
+        reader sleeps until the PTY is readable, and a tty change or a reply
+        is no output."""
+        self.stream.push(event)
+        if self._reader_idle and not self._applying:
+            self._apply_slice(None)
 
     def drain(self) -> None:
-        """Read and apply everything there is now (exit, teardown, input)."""
-        self._read_available()
+        """Read and apply everything there is now, the tty's mode included
+        (before a timer decides, an input, a resize, the teardown)."""
+        self._read_pty()
+        self.look_at_tty()
         self._apply_slice(None)
 
     def _apply_slice(self, limit: int | None) -> None:
-        """Apply queued events, up to ``limit`` bytes of output (all for None)."""
-        fed = 0
-        backlog = self._backlog
-        while backlog and (limit is None or fed < limit):
-            event = backlog.popleft()
-            if isinstance(event, Output):
-                data = event.data
-                if limit is not None and len(data) > limit - fed:
-                    # The rest goes back first, under the same read time.
-                    backlog.appendleft(Output(event.t, data[limit - fed:]))
-                    event = Output(event.t, data[:limit - fed])
-                self._backlog_size -= len(event.data)
-                fed += len(event.data)
-            replies = self._sink.apply(event)
-            if replies:
-                self.write_reply(replies)
+        """Apply queued events, up to ``limit`` bytes of output (all for
+        None); the replies each makes the terminal owe go out at once."""
+        self._applying = True
+        try:
+            self.stream.apply(limit, self.write_reply)
+        finally:
+            self._applying = False
         deferred = self._sink.take_deferred()
         if deferred and self._tg is not None:
             for query in deferred:
                 self._tg.start_soon(self._answer_later, query)
 
     def write_reply(self, data: bytes) -> None:
-        """Replies go out at once, without waiting for other writers."""
-        self.emit(Reply(self._stamp(), data))
+        """Replies go out at once, without waiting for other writers; the
+        :class:`Reply` enters the stream after what was read before it."""
+        self._tell(Reply(self._stamp(), data))
         try:
             written = os.write(self.fd, data)
         except OSError as exc:
@@ -499,8 +679,9 @@ class PtySource:
 
     async def _answer_later(self, query: Query) -> None:
         assert query.reply is not None
-        await anyio.sleep(query.delay or 0.0)  # the policy's delay, not synchronisation
-        if self.fd >= 0:
+        with anyio.move_on_after(query.delay or 0.0):  # the policy's delay
+            await self._closed.wait()  # (or the close, which sends nothing more)
+        if self.fd >= 0 and not self._closed.is_set():
             # Applied in order with the output, as a replay will apply it.
             self._push(Reply(self._stamp(), query.reply))
             await self.write(query.reply)
@@ -540,6 +721,7 @@ class PtySource:
         if self.reads.pending:
             self.probe_reads()  # it may have read its input, answered and exited
         self._read_available()  # the output the program wrote before exiting
+        self.look_at_tty()  # and the mode it left the tty in
         self._push(Exit(self._stamp(), os.waitstatus_to_exitcode(status)))
         self._apply_slice(None)
 
@@ -589,22 +771,31 @@ class PtySource:
         if early is not None:
             # All the output about to be drained came after this read.
             self._push(InputRead(self._stamp(), early, False))
-        self._read_available()
+        probing, self._probing = self._probing, True
+        try:
+            self._read_available()
+        finally:
+            self._probing = probing
         for index, answered in decisions:
             if index != early:
                 self._push(InputRead(self._stamp(), index, answered))
-        if self._backlog and self._reader_idle:
+        if self._flushed and not self._judging and not self._probing:
+            self._judge_flushes()  # a flush this drain read, now that the probe is told
+        if self.stream.pending and self._reader_idle:
             # The reader sleeps until the PTY is readable again, and this
             # drain may have taken what would have woken it.
             self._apply_slice(None)
 
     # -- writing ----------------------------------------------------------------------
 
-    async def write(self, data: bytes, index: int | None = None) -> None:
+    async def write(self, data: bytes, index: int | None = None, *,
+                    typed: Typed | None = None, reads: int | None = None) -> None:
         """Write all of ``data``, in order with other writers, within ``write_timeout``.
 
         ``index``: the mark of an input whose reading the program's side is
-        watched for (see ``_readtrack``)."""
+        watched for (see ``_readtrack``). ``typed``: an input typed in line
+        mode, held once written in case the program flushes it unread, with
+        ``reads``, the program's reads seen before it (:meth:`reads_seen`)."""
         view = memoryview(data)
         self._activity += 1
         if index is not None and not self.reads.pending and self.probe is not None:
@@ -627,6 +818,8 @@ class PtySource:
             if not view:
                 if index is not None:
                     self._reads_pending.set()
+                if typed is not None:
+                    self.typed_ahead.typed(typed, reads)
                 return
         try:
             with anyio.fail_after(self.write_timeout):
@@ -641,6 +834,8 @@ class PtySource:
                         view = view[n:]
             if index is not None:
                 self._reads_pending.set()
+            if typed is not None:
+                self.typed_ahead.typed(typed, reads)
         except TimeoutError:
             raise InputNotRead(len(view), len(data), self.write_timeout) from None
         except OSError as exc:

@@ -28,6 +28,13 @@ program makes on it, in order.
   the session asks on a backing-off timer instead; the program's writes are
   then not seen, so only output that arrives after the read was seen
   counts (see the README).
+* Every read event is also counted (:attr:`ReadProbe.reads_seen`, those of
+  ``/dev/tty`` whoever made them), by whichever call takes it from the
+  kernel: whether the program read
+  anything between two moments is what tells input it never read
+  (``readtrack``'s ``TypedAhead``). :meth:`ReadProbe.peek` brings the count
+  up to date and keeps the events it took for the next :meth:`ReadProbe.events`,
+  which returns them as if they had waited in the kernel.
 """
 
 from __future__ import annotations
@@ -49,6 +56,9 @@ _IN_ACCESS = 0x001
 _IN_MODIFY = 0x002
 _IN_Q_OVERFLOW = 0x4000
 _EVENT = struct.Struct("iIII")
+#: At most this many events wait in :meth:`ReadProbe.peek`'s hands (the
+#: kernel's default queue holds 16384): more, and they are lost, as there.
+_KEPT = 16384
 #: The controlling terminal, whichever it is, for a program that opens it.
 _DEV_TTY = "/dev/tty"
 
@@ -96,6 +106,19 @@ class ReadProbe:
             if self.events_fd is not None and holds_tty is not None:
                 self._tty_watch = _watch(self.events_fd, _DEV_TTY)
         self._slave = -1
+        #: The program's reads seen so far (each read event, by whichever
+        #: call took it from the kernel; lost events count as one).
+        self.reads_seen = 0
+        #: Events :meth:`peek` took from the kernel, for :meth:`events`, and
+        #: whether some were lost meanwhile.
+        self._kept: list[tuple[bool, str]] = []
+        self._lost = False
+
+    @property
+    def counts_reads(self) -> bool:
+        """Whether :attr:`reads_seen` sees every read of the terminal: the
+        pts and ``/dev/tty`` both watched."""
+        return self.events_fd is not None and self._tty_watch is not None
 
     def queued(self) -> tuple[int | None, bool]:
         """``(bytes queued, flushed_empty)``; ``(None, False)`` if the slave is gone."""
@@ -117,15 +140,11 @@ class ReadProbe:
         except OSError:
             return None, False
 
-    def events(self) -> list[str] | None:
-        """The program's reads and writes since the last call, in order
-        (``"read"``/``"write"``); None without inotify, or if events were lost.
-
-        ``/dev/tty``'s events are kept only if a process of this session has
-        it open now, asked once per call (a ``/proc`` scan), not per event."""
-        if self.events_fd is None:
-            return None
-        found: list[tuple[bool, str]] = []  # (from /dev/tty, "read"/"write")
+    def _take(self) -> list[tuple[bool, str]] | None:
+        """The events the kernel holds now, ``(from /dev/tty, "read"/"write")``
+        in order; None if some were lost (an overflow: the order is lost)."""
+        assert self.events_fd is not None
+        found: list[tuple[bool, str]] = []
         while True:
             try:
                 data = os.read(self.events_fd, 4096)
@@ -144,21 +163,75 @@ class ReadProbe:
                     found.append((tty, "read"))
                 if mask & _IN_MODIFY:
                     found.append((tty, "write"))
-        if any(tty for tty, _ in found) and not self._uses_tty():
+        return found
+
+    def _count(self, found: list[tuple[bool, str]] | None) -> None:
+        """Count the program's reads among ``found`` (lost events count as
+        one: a read may be among them). Reads of ``/dev/tty`` count too,
+        whoever made them: who held it *then* cannot be asked afterwards
+        (getpass has closed it by the time its flush is seen), and a read
+        too many only ever hides a loss, never makes one."""
+        if found is None:
+            self.reads_seen += 1
+            return
+        self.reads_seen += sum(1 for _, what in found if what == "read")
+
+    def peek(self) -> int | None:
+        """:attr:`reads_seen` now (None without inotify); the events taken
+        for it wait for :meth:`events`."""
+        if self.events_fd is None:
+            return None
+        found = self._take()
+        self._count(found)
+        if found is None or len(self._kept) + len(found) > _KEPT:
+            self._lost, self._kept = True, []  # as the kernel's own queue overflows
+        elif not self._lost:
+            kept = self._kept
+            for event in found:
+                if not kept or kept[-1] != event:  # the kernel merges repeats too
+                    kept.append(event)
+        return self.reads_seen
+
+    def events(self) -> list[str] | None:
+        """The program's reads and writes since the last call, in order
+        (``"read"``/``"write"``); None without inotify, or if events were lost.
+
+        ``/dev/tty``'s events are kept only if a process of this session has
+        it open now, asked once per call (a ``/proc`` scan), not per event."""
+        if self.events_fd is None:
+            return None
+        fresh = self._take()
+        kept, lost, self._kept, self._lost = self._kept, self._lost, [], False
+        if fresh is None or lost:
+            self._count(fresh)
+            return None
+        found = [*kept, *fresh]
+        uses_tty = any(tty for tty, _ in found) and self._uses_tty()
+        self._count(fresh)
+        if not uses_tty:
             found = [event for event in found if not event[0]]
         return [what for _, what in found]
 
     def discard(self) -> None:
         """Forget the events so far (what the program did before an input is
-        not news), without asking who holds ``/dev/tty``."""
+        not news), without asking who holds ``/dev/tty`` (its reads are
+        counted all the same: see :meth:`_count`)."""
         if self.events_fd is None:
             return
+        self._kept, self._lost = [], False
         while True:
             try:
-                if not os.read(self.events_fd, 4096):
-                    return
+                data = os.read(self.events_fd, 4096)
             except OSError:
                 return
+            if not data:
+                return
+            offset = 0
+            while offset + _EVENT.size <= len(data):
+                _, mask, _, length = _EVENT.unpack_from(data, offset)
+                offset += _EVENT.size + length
+                if mask & (_IN_ACCESS | _IN_Q_OVERFLOW):
+                    self.reads_seen += 1
 
     def _uses_tty(self) -> bool:
         return self._holds_tty is not None and self._holds_tty()

@@ -51,11 +51,43 @@ whose output an earlier drain took came before that drain, so before the
 events this probe read, or its event is among them, before the read, and
 then nothing is placed early.) So that the read watch never comes second,
 the PTY reader probes first whenever an input is unread and output comes.
+
+Input typed too early
+---------------------
+
+Input typed while the tty is cooked is not tracked: the line discipline
+keeps it, and a program that reads lines (``input()``, ``read``, a y/n
+confirm) reads it whenever it gets there, which is correct typing ahead.
+It is lost only when the program discards its unread input first: a
+full-screen program starting up switches to raw mode with ``TCSAFLUSH``
+(``tty.setraw``), getpass flushes before it turns echo off, a program may
+``tcflush`` typeahead away. The kernel tells each such flush (packet mode
+on the master: ``TIOCPKT_FLUSHREAD``, read before the output after it), and
+:class:`TypedAhead` decides from two more answers whether what the test
+typed went with it:
+
+* whether the program read anything since (the count of inotify read
+  events): any read may have taken the input, so only inputs typed since
+  the program's last read can be lost (``reads`` is counted before the
+  write, so a read racing the write counts against the loss: late, never
+  wrong);
+* what the queue holds now, after the flush (``FIONREAD`` once ``poll()``
+  flushed the bytes in flight): input written just after the flush, or
+  still in flight to the line discipline when it was flushed, is still
+  there. Only an empty queue proves the loss; in canonical mode, where a
+  line being typed is invisible, only for input that ends a line.
+
+So a warning is not given for input that the program reads (short of one
+window: a read that has taken the bytes but not yet returned when termsim
+asks, its event coming at the read's end; it is open only for input typed
+just as the program flushed, still in flight, and so kept, then read); it
+may be missed when the program read something else meanwhile, or when the
+test typed more after the flush. Without inotify nothing is told.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 #: What the program reads as the end of a line in canonical mode (with ICRNL,
@@ -173,3 +205,65 @@ class ReadTracker:
                 self._carried = [ACCESS, MODIFY] if MODIFY in events[last_read:] else [ACCESS]
                 self.recheck = new_read
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """An input written while the tty was cooked: what to tell if it is lost."""
+
+    label: str
+    at: float  # the session clock when it was sent
+    #: Where a warning about it goes (the session's, so it reaches
+    #: ``term.warnings`` and the recording).
+    warn: Callable[[str], None]
+    line_end: bool = True  # it ends a line (a cooked queue would show it)
+
+
+class TypedAhead:
+    """Inputs typed in line mode since the program last read: those a flush
+    of its input would lose (see "Input typed too early" above)."""
+
+    def __init__(self) -> None:
+        self._held: list[Typed] = []
+        self._reads: int | None = None  # the program's reads seen when they were typed
+
+    @property
+    def held(self) -> bool:
+        return bool(self._held)
+
+    def typed(self, typed: Typed, reads: int | None) -> None:
+        """``typed`` was written; ``reads``: the program's reads seen just
+        before (None: its reads are not seen, and nothing can be told)."""
+        if reads is None:
+            self._held = []
+            return
+        if reads != self._reads:
+            self._held = []  # the program read since: those before may be read
+            self._reads = reads
+        self._held.append(typed)
+
+    def signal_key(self) -> None:
+        """A key that discards the queue went out (Ctrl-C with ISIG): what
+        was typed before it is lost by the test's own key, not the program."""
+        self._held = []
+
+    def flushed(self, *, reads: int | None, queued: int | None, empty: bool,
+                canonical: bool) -> list[Typed]:
+        """The program flushed its input: which held inputs it lost.
+
+        ``reads``: the program's reads seen now; ``queued``/``empty``: the
+        queue after the flush (``ReadProbe.queued``; None: the tty is hung
+        up, gone); ``canonical``: the tty's mode now. Inputs that may have
+        survived stay held (still unread, a later flush may lose them)."""
+        held = self._held
+        if reads is None or reads != self._reads or queued is None:
+            self._held = []  # read, perhaps, or the tty is gone: nothing to tell
+            return []
+        if not empty:
+            return []  # something is queued: perhaps these, written after the flush
+        # A cooked queue shows whole lines only: the inputs up to the last
+        # line end are gone; a line being typed after it may be there unseen.
+        last = len(held) - 1 if not canonical else \
+            max((i for i, t in enumerate(held) if t.line_end), default=-1)
+        lost, self._held = held[:last + 1], held[last + 1:]
+        return lost

@@ -11,9 +11,18 @@ A :class:`Session` composes three parts and adds the rules about input:
 * a :class:`~termsim.recording.recorder.Recorder` (when recording), which is just the
   first listener of the session's event stream.
 
-Everything that happens goes through ``Driver._emit`` as an event, so what
-a listener sees, what the recording holds and what a replay applies are the
-same values in the same order.
+Everything that happens enters the session's one
+:class:`~termsim.engine.stream.EventStream` as an event (the PTY's reads, replies
+and tty changes, the session's inputs, resizes and hangup), which records it
+and applies it to the engine in that order: what a listener sees, what the
+recording holds, what the live engine applied and what a replay applies are
+the same values in the same order.
+
+Lifetime: ``async with spawn(...)`` is the session's, and the block's exit
+ends it. Without a block, :meth:`Session.start` and :meth:`Session.aclose`
+are its two ends and pair like them: called by one task, at one level of
+its cancel scopes (``start()`` opens the task group of the session's
+reader and watchers in that task, which only ``aclose()`` there can leave).
 """
 
 from __future__ import annotations
@@ -36,8 +45,9 @@ from ..emulator.terminal import Policy, Terminal
 from ..engine.driver import Driver, require_event_loop
 from ..engine.engine import Engine
 from ..engine.redaction import TerminalShadow, typed
-from ..engine.settings import matrix_defaults, recording_path_for, substitute_for
+from ..engine.settings import matrix_defaults, recording_path_for
 from ..engine.source import Mark
+from ..engine.standins import stand_in
 from ..engine.unawaited import verb
 from ..errors import ArgumentError, SessionClosed, TermsimError, surface, surface_sync
 from ..events import Hangup, How, Input, Resize, Warned, errored
@@ -46,8 +56,9 @@ from ..recording.recorder import Recorder
 from ..recording.redact import REDACTED, Masking, Redactor
 from ..recording.redact_stream import Stream
 from .pty import PtySource
+from .readtrack import Typed
 from .spawn import check_argv
-from .tty import InputNotRead, is_canonical, is_hidden, is_raw, mangled_in_line_mode
+from .tty import InputNotRead, is_canonical, is_hidden, is_raw, line_input, mangled_in_line_mode
 
 log = logging.getLogger("termsim")
 
@@ -126,6 +137,7 @@ class Session(Driver):
         self._pty = PtySource(self.argv, cols=cols, rows=rows, env=self.env, cwd=self.cwd,
                               write_timeout=write_timeout, emit=self._emit, sink=self._engine,
                               inotify=inotify, cell_size=cell_size)
+        self._stream = self._pty.stream
         self._record = record
         #: Where this session records (None: it does not); known once started.
         self.record_path = None if not record else os.fspath(record)
@@ -140,6 +152,8 @@ class Session(Driver):
         self._hold_until = 0.0
         self._started = False
         self._closed = False
+        #: Whether ``async with`` runs this session (its exit leaves what start() entered).
+        self._block = False
 
     # -- the engine's Source: the PTY's --------------------------------------------------
 
@@ -149,9 +163,6 @@ class Session(Driver):
         and goes on from there (so a replay decides alike): it may run behind
         the system's clock after a late wait, never ahead."""
         return self._pty.now()
-
-    def input_ready(self) -> bool | None:
-        return self._pty.input_ready()
 
     def catch_up(self) -> None:
         """For the engine (the session is its source): apply the output
@@ -167,6 +178,7 @@ class Session(Driver):
 
     @surface
     async def __aenter__(self) -> Session:
+        self._block = True  # the block's exit leaves what start() enters
         await self.start()
         return self
 
@@ -182,8 +194,8 @@ class Session(Driver):
         else:
             how = errored(type(exc).__name__)
         exited = self.exit_status is not None
-        await self.aclose(how)
-        suppressed = await self._pty.exit_task_group(exc_type, exc, tb)
+        await self._teardown(how)
+        suppressed = await self._leave(exc_type, exc, tb)
         failure = self._block_failure(exited, exc)
         if failure is not None:
             raise failure
@@ -203,9 +215,17 @@ class Session(Driver):
 
     @surface
     async def start(self) -> None:
-        """Start the program. ``async with spawn(...)`` calls this for you."""
+        """Start the program. ``async with spawn(...)`` calls this for you;
+        without the block, :meth:`aclose` is its other end, in the same task
+        and at the same level of its cancel scopes (as a block's two ends)."""
+        if self._closed:
+            raise SessionClosed(
+                "start(): this session is closed (it has run, or its start failed); a "
+                "session runs its program once: spawn() a new one to run it again")
         if self._started:
-            raise TermsimError("this session was already started")
+            raise ArgumentError(
+                "start(): this session is started already (`async with spawn(...)` starts "
+                "it): call start() once, and only for a session used without that block")
         if self._record is None:
             # The default (the pytest plugin's), asked only now: the files of a
             # test's sessions are numbered in the order they start, the order
@@ -247,12 +267,56 @@ class Session(Driver):
         self.warnings.append(warning)
         log.warning("termsim: %s: %s", self.record_path, warning)
 
+    @surface
     async def aclose(self, how: How = "closed") -> None:
         """End the program and its whole process tree, and release the PTY.
 
         Safe to call twice and under cancellation (the teardown is shielded).
-        ``how`` is written at the end of the recording.
+        ``how`` is written at the end of the recording. Inside ``async with
+        spawn(...)``, any task may call it (the block's exit then leaves the
+        rest). Without the block it is the other end of :meth:`start`: call
+        it in the task that called ``start()``, at the same level of its
+        cancel scopes; then nothing of the session is left (no task, fd or
+        process). From another task it ends the program and raises
+        :class:`~termsim.ArgumentError`, since only that task can leave
+        the session's task group.
         """
+        await self._teardown(how)
+        if not self._block:
+            await self._leave(None, None, None)
+
+    async def _leave(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        """Leave the task group :meth:`start` entered (the reader's and the
+        watchers', ended by the teardown), in the task that entered it."""
+        if not self._pty.entered:
+            return None
+        if not self._pty.in_owner_task():
+            raise ArgumentError(
+                "aclose() was called in another task than the one that called start(): the "
+                "program has ended, but the session's task group can be left only in the task "
+                "that entered it; call aclose() in the task that called start() (or use "
+                "`async with spawn(...)`, whose exit does it, and from which any task may "
+                "call aclose())")
+        try:
+            return await self._pty.exit_task_group(exc_type, exc, tb)
+        except RuntimeError as error:
+            if "cancel scope" not in str(error).lower():
+                raise
+            # anyio (trio, asyncio) refuses to leave a cancel scope that is
+            # not the innermost one: start() and aclose() did not pair.
+            raise ArgumentError(
+                "aclose() was called at another level of cancel scopes than start(): a "
+                "scope entered after start() (a `with anyio.fail_after(...)` around aclose() "
+                "alone) or left before aclose() (start() inside a `with` block that ended) "
+                "misnests the session's task group; call both at the same level, or use "
+                "`async with spawn(...)`") from error
+
+    async def _teardown(self, how: How) -> None:
+        """End the program and its whole process tree, release the PTY, and
+        close the recording (once)."""
         if self._closed:
             return
         self._closed = True
@@ -260,7 +324,7 @@ class Session(Driver):
             return
         if not self._engine.exited:
             # What follows is the teardown's doing: a replay waits for its own close.
-            self._emit(Hangup(self._now()))
+            self._stream.push(Hangup(self._now()))
         try:
             await self._pty.aclose()
         finally:
@@ -279,6 +343,7 @@ class Session(Driver):
     async def _send_input(self, data: bytes, label: str, *, keys: bool, secret: bool) -> Mark:
         if self._closed or self._pty.fd < 0:
             raise self._closed_error(label)
+        self._pty.raise_deferred()  # a warning the reader found, under -W error
         wait = self._hold_until - self._pty.now()
         if wait > 0:
             await anyio.sleep(wait)  # protocol timing: ESC must stand alone
@@ -300,13 +365,30 @@ class Session(Driver):
                     "echoed by the terminal and read as part of a line, not as a key; "
                     "wait for InputReady() before pressing keys a full-screen program reads"
                 )
+        # Typed in line mode, the input waits in the kernel: a program that
+        # reads lines reads it when it gets there (typing ahead is fine), but
+        # one that flushes its input first (going raw with TCSAFLUSH, as
+        # tty.setraw does) loses it. The PTY tells which, from the kernel
+        # (``readtrack``'s "Input typed too early"), and warns then.
+        ahead = self._pty.typed_ahead
+        cooked = flags is not None and not tracked
+        line = line_input(self._pty.fd, data) if cooked or ahead.held else None
+        if line is not None and line.flushes:
+            ahead.signal_key()  # Ctrl-C discards what is queued: the test's own doing
+        # The program's reads so far, before the drain: a read racing this
+        # write counts against a loss (never a false warning).
+        watch = cooked and line is not None and line.kept and not line.flushes
+        reads = self._pty.reads_seen() if watch else None
         # The mark must cover every byte read so far: apply the backlog
         # first, so "since" means "read after this input was written".
         self._pty.drain()
+        self._pty.raise_deferred()
         mark = self._mark(label, tracked=tracked)
-        self._emit(Input(mark.at, data, mark.label, secret, tracked))
+        self._stream.enter(Input(mark.at, data, mark.label, secret, tracked))
+        typed = Typed(label, mark.at, self._warn, line.line_end) if watch and line else None
         try:
-            await self._pty.write(data, mark.index if tracked else None)
+            await self._pty.write(data, mark.index if tracked else None, typed=typed,
+                                  reads=reads)
         except InputNotRead as exc:
             raise self._engine.timed_out(
                 f"the program to read its input ({exc.unread} of {exc.total} bytes still "
@@ -326,9 +408,7 @@ class Session(Driver):
                                 f"{MAX_SIZE}x{MAX_SIZE} (a reader refuses larger ones)")
         await anyio.lowlevel.checkpoint_if_cancelled()
         self._pty.drain()  # what was read before the resize, at the old size
-        event = Resize(self._now(), cols, rows)
-        self._emit(event)
-        report = self._engine.apply(event)
+        report = self._stream.enter(Resize(self._now(), cols, rows))
         self._pty.set_size(cols, rows)
         if report:  # after SIGWINCH, as kitty sends it
             self._pty.write_reply(report)
@@ -440,9 +520,10 @@ def spawn(argv: Command, **options: Any) -> Session:
     bound = _SESSION.bind(None, args, **options)
     bound.apply_defaults()
     given = bound.arguments
-    substitute = substitute_for(args, {name: given[name] for name in
-                                       ("timeout", "stall", "cols", "rows", "hygiene",
-                                        "ignore")})
-    if substitute is not None:
-        return substitute  # type: ignore[return-value]  # a replay, under shake
+    # Under shake, a replay of the session the test recorded (the seam is
+    # ``engine/standins``, where the offline layer registers its maker).
+    replay = stand_in(Session, args, {name: given[name] for name in
+                                      ("timeout", "stall", "cols", "rows", "hygiene", "ignore")})
+    if replay is not None:
+        return replay
     return Session(args, **options)

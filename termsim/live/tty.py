@@ -11,6 +11,8 @@ tasks so they can be read (and tested) without an event loop.
 from __future__ import annotations
 
 import termios
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 
 def lflag(fd: int) -> int | None:
@@ -73,6 +75,93 @@ def mangled_in_line_mode(fd: int, data: bytes) -> str | None:
         if byte < 0x20 and byte not in meaningful:
             return f"the control key ^{chr(byte + 0x40)}"
     return None
+
+
+#: ``c_cc`` value that turns a special character off.
+_DISABLED = 0
+
+#: The keys that raise a signal (with ISIG) and, unless NOFLSH, discard the
+#: input queue: the test's own doing, not the program's.
+_SIGNAL_KEYS = ("VINTR", "VQUIT", "VSUSP")
+
+
+def _chars(cc: list[bytes | int], names: Sequence[str]) -> set[int]:
+    """The byte values of the special characters ``names`` (those turned off left out)."""
+    out = set()
+    for name in names:
+        index = getattr(termios, name, None)
+        if index is None or index >= len(cc):
+            continue
+        value = cc[index]
+        byte = value[0] if isinstance(value, bytes) and value else int(value or 0)
+        if byte != _DISABLED:
+            out.add(byte)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class LineInput:
+    """What the line discipline does with bytes written to it now.
+
+    Typed while the tty is cooked, input waits in the kernel until the
+    program reads it; if the program discards its unread input first (it
+    switches to raw mode with ``TCSAFLUSH``, as ``tty.setraw`` does, or
+    calls ``tcflush``) the input is lost. Telling that from the kernel's
+    answers needs to know what a cooked queue would show of these bytes
+    (``readtrack``'s ``TypedAhead``)."""
+
+    #: A byte of it stays in the queue for the program (not only keys the
+    #: line discipline acts on itself: erase, kill, Ctrl-S...).
+    kept: bool
+    #: It ends a line: a cooked queue shows it (``FIONREAD`` counts whole lines).
+    line_end: bool
+    #: It holds a key that raises a signal and so discards the queue (Ctrl-C
+    #: with ISIG on and NOFLSH off): what was typed before is lost by the
+    #: test's own key.
+    flushes: bool
+
+
+def line_input(fd: int, data: bytes) -> LineInput | None:
+    """:class:`LineInput` for ``data`` under the tty's settings now; None if unreadable."""
+    try:
+        iflag, _, _, lflags, _, _, cc = termios.tcgetattr(fd)
+    except (termios.error, OSError):
+        return None
+    signals = _chars(cc, _SIGNAL_KEYS) if lflags & termios.ISIG else set()
+    acted_on = _chars(cc, (*LINE_KEYS, "VSTART", "VSTOP", "VDISCARD")) | signals
+    ends = {0x0A} | _chars(cc, ("VEOF", "VEOL", "VEOL2"))
+    if iflag & termios.ICRNL and not iflag & termios.IGNCR:
+        ends.add(0x0D)
+    flushes = bool(signals) and not lflags & termios.NOFLSH and any(b in signals for b in data)
+    return LineInput(kept=any(b not in acted_on for b in data),
+                     line_end=any(b in ends for b in data), flushes=flushes)
+
+
+def typed_too_early(typed: Sequence[tuple[str, float]], at: float, flags: int | None) -> str:
+    """Why input typed in line mode was lost, and what to do instead.
+
+    ``typed``: the inputs' labels and the times they were sent; ``at``: when
+    the program's flush was seen; ``flags``: the tty's local modes then,
+    which say what the program did (and so the fix)."""
+    shown = [f"{label} (sent at {t:.3f} s)" for label, t in typed[:3]]
+    if len(typed) > 4:
+        shown.append(f"{len(typed) - 3} more inputs (the last sent at {typed[-1][1]:.3f} s)")
+    elif len(typed) == 4:
+        shown.append(f"{typed[3][0]} (sent at {typed[3][1]:.3f} s)")
+    what = " and ".join(shown)
+    were = "was" if len(typed) == 1 else "were"
+    head = (f"{what}, sent while the terminal was in line mode (cooked), {were} discarded "
+            f"unread at {at:.3f} s: the program")
+    if is_raw(flags):
+        return (f"{head} switched the terminal to raw mode and flushed its input (tcsetattr "
+                "TCSAFLUSH, as tty.setraw does); wait for InputReady() (the program reads "
+                "keys raw) before typing to a full-screen program")
+    if not is_canonical(flags):
+        return (f"{head} left line mode and flushed its input (tcsetattr TCSAFLUSH, as "
+                "tty.setcbreak does); wait for its first screen before typing")
+    return (f"{head} flushed its input (tcflush, or tcsetattr TCSAFLUSH as getpass does "
+            "when it turns echo off); wait for its prompt (`await term.wait_for(...)`) "
+            "before typing")
 
 
 class InputNotRead(TimeoutError):

@@ -17,6 +17,21 @@ session had read it. Query replies are recomputed by the terminal, never
 copied from the file. The recorded waits and notes belong to the run that
 made the file and are not replayed: the test's own waits are what run now,
 and they reach the replay's listeners as events, as in a live session.
+Every event the replay plays enters its
+:class:`~termsim.engine.stream.EventStream`, as a live session's do: recorded
+for its listeners, then applied to the engine, in that order.
+
+**When the clock moves.** Several tasks may use one replay (a test waits in
+one task and types in another), and a replayed event may wake one of them.
+Live, time passes between two events, so a woken task acts before the next
+one; here the rule is explicit: the virtual clock moves on (to the next
+recorded event, or to the earliest deadline of the pending waits) only once
+every other task is blocked (:func:`~termsim.offline.idle.others_blocked`):
+waiting on this replay, on another task, on I/O or on a timer. It is checked
+after an event that ended a wait, and whenever nothing recorded is due
+before the earliest deadline (the program waits for the test, or for time).
+So a replay decides the same however many scheduler turns a task takes to
+come back with its next input, and on trio as on asyncio.
 """
 
 from __future__ import annotations
@@ -35,6 +50,7 @@ from ..engine.driver import Driver
 from ..engine.engine import Engine
 from ..engine.playback import terminal_for
 from ..engine.source import Mark
+from ..engine.stream import EventStream
 from ..engine.unawaited import verb
 from ..errors import ArgumentError, ReplayDivergence, surface, surface_sync
 from ..events import (
@@ -51,11 +67,8 @@ from ..events import (
 )
 from ..recording.format import Recording
 from ..recording.redact import CONTINUED
+from .idle import others_blocked
 from .perturb import Perturbation, parse, random_variant
-
-#: How many turns the other tasks get at one virtual moment before the clock
-#: moves on (a task woken by an event sends its next input within a few).
-_YIELDS = 8
 
 
 class ReplaySession(Driver):
@@ -73,6 +86,7 @@ class ReplaySession(Driver):
         self.strict = strict
         self._terminal = terminal_for(recording)
         self._engine = Engine(self._terminal, self, self._emit)
+        self._stream = EventStream(self._emit, self._engine)
         self._engine.recording = recording.path
         #: Inputs that did not match the recording (lenient mode).
         self.divergences: list[str] = []
@@ -110,9 +124,6 @@ class ReplaySession(Driver):
         """The replay's virtual clock: seconds into the recording."""
         return self._clock
 
-    def input_ready(self) -> bool | None:
-        return self._engine.tty_raw
-
     def catch_up(self) -> None:
         """Nothing to do: the clock stands still between recorded events."""
 
@@ -122,9 +133,9 @@ class ReplaySession(Driver):
 
         Several tasks may wait at once, each in this loop. The clock only
         moves to the next recorded event, or to the earliest deadline of all
-        of them, and only once the other tasks have had their turn at the
-        current moment: live, time passes between two events, and a task
-        woken by one (to send the next input, say) acts before the next.
+        of them, and only once every other task is blocked (the module's
+        rule): live, time passes between two events, and a task woken by one
+        (to send the next input, say) acts before the next.
         """
         self._sleepers.append(deadline)
         try:
@@ -173,21 +184,21 @@ class ReplaySession(Driver):
         return isinstance(event, Hangup) or (self.strict and isinstance(event, Input | Resize))
 
     async def _others_moved(self, event: anyio.Event) -> bool:
-        """Let the other tasks run at this moment; whether they moved the replay."""
-        before = (self._next, self._clock)
-        for _ in range(_YIELDS):
-            await anyio.lowlevel.checkpoint()
-            if event.is_set() or (self._next, self._clock) != before:
-                return True
-        return False
+        """Let the other tasks run until every one is blocked; whether they
+        moved the replay (an event applied, an input taken, a wait's
+        deadline added or gone) or set ``event``."""
+        before = (self._next, self._clock, min(self._sleepers))
+        await others_blocked()
+        return event.is_set() or (self._next, self._clock, min(self._sleepers)) != before
 
     async def _apply_and_yield(self, event: Event) -> None:
-        """Apply an event; if it ended a wait, let the woken tasks run first,
-        as they would live, where time passes between two events."""
+        """Apply an event; if it ended a wait, let the woken tasks run until
+        they block before the next, as they would live, where time passes
+        between two events."""
         before = self._engine.resolved
         self._apply(event)
         if self._engine.resolved != before:
-            await anyio.lowlevel.checkpoint()
+            await others_blocked()
 
     def _advance_clock(self, t: float) -> None:
         self._clock = max(self._clock, t)
@@ -205,20 +216,17 @@ class ReplaySession(Driver):
             case InputRead(index=index):
                 own = self._own_index(index)
                 if own:
-                    event = replace(event, index=own)
-                    self._emit(event)
-                    self._engine.apply(event)
+                    self._stream.enter(replace(event, index=own))
             case Output() | Resize() | TtyMode() | Reply() | Exit():
                 if isinstance(event, Resize):
                     self._recorded_marks += 1
-                self._emit(event)
-                self._engine.apply(event)
+                self._stream.enter(event)
             case Input():
                 self._recorded_marks += 1
-                self._emit(event)  # lenient mode, an input the test did not send
+                self._stream.enter(event)  # lenient mode, an input the test did not send
             case Warned(message=message):
                 self.warnings.append(message)
-                self._emit(event)
+                self._stream.enter(event)
             case _:
                 pass  # the recorded run's inputs, waits and notes
 
@@ -340,7 +348,7 @@ class ReplaySession(Driver):
             if not recorded.secret and recorded.data != data:
                 self._diverge(f"{label} sends {data!r}, the recording has "
                               f"{recorded.data!r} ({recorded.label})")
-        self._emit(Input(mark.at, data, label, secret, tracked))
+        self._stream.enter(Input(mark.at, data, label, secret, tracked))
         return mark
 
     @verb
@@ -352,8 +360,7 @@ class ReplaySession(Driver):
             if (recorded.cols, recorded.rows) != (cols, rows):
                 self._diverge(f"resize to {cols}x{rows}, the recording has "
                               f"{recorded.cols}x{recorded.rows}")
-            self._emit(recorded)
-            self._engine.apply(recorded)
+            self._stream.enter(recorded)
         self._mark_ends.append(self._recorded_marks)
         return self._mark(f"resize {cols}x{rows}")
 

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.driver import Driver
-from ..engine.settings import record_sessions, substitute_sessions
+from ..engine.settings import record_sessions
+from ..engine.standins import standing_in
 from ..errors import ReplayDivergence, ShakeFailure, TermsimError
 from ..events import Warned
 from ..recording.format import Recording
@@ -190,7 +191,7 @@ class Shaker:
                                  stall=options["stall"], hygiene=options.get("hygiene"),
                                  ignore=options.get("ignore"))
 
-        with substitute_sessions(substitute), record_sessions(None):
+        with standing_in(substitute), record_sessions(None):
             try:
                 self.body()
             except (KeyboardInterrupt, SystemExit):
