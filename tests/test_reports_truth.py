@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ from conftest import CHROMIUM, program, trace_bench
 import termsim
 from termsim import Text, WaitTimeout
 from termsim.engine.failures import owed
-from termsim.events import Input, Output
+from termsim.events import Event, Input, Output, WaitStarted
 from termsim.files import Recording
 from termsim.offline.diff import diff
 from termsim.report.html import recording_html
@@ -36,6 +38,8 @@ from termsim.report.html import recording_html
 pytestmark = pytest.mark.anyio
 
 STALL = 2.0
+#: What the wait that fails waits for (its start starts a paced ``auto`` run).
+NEVER = Text("never")
 
 
 # -- the film strip ----------------------------------------------------------------------
@@ -58,13 +62,64 @@ def signals_said(film: str) -> tuple[list[str], int]:
     return lines, more
 
 
+class Pacer:
+    """Paces ``truth_frames.py ... ack=FIFO`` from the session's events.
+
+    Left to its own pace, the program's frames merge into however many reads
+    a loaded machine makes of them (36 screens of 100, once), and an ``auto``
+    run may be half drawn before the wait begins: the strip's counts would
+    say how busy the machine was. Paced, the program draws a frame only once
+    the session has read the one before (each is acknowledged as it is
+    read), and an ``auto`` run starts when the wait on :data:`NEVER` begins,
+    so each frame is a screen of its own, every one during the wait, and a
+    test can assert the counts exactly.
+    """
+
+    def __init__(self, fifo: Path) -> None:
+        os.mkfifo(fifo)
+        self.fifo = fifo
+        # Read and write: the open does not wait for the program, and the
+        # program's open finds a writer at once.
+        self.fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        self._tail = b""  # the end of the last read: a frame may span two
+
+    def heard(self, event: Event) -> None:
+        """A session listener: tell the program what it has been read to."""
+        if isinstance(event, WaitStarted) and event.predicate == NEVER.describe():
+            self._say(0)
+        elif isinstance(event, Output):
+            joined = self._tail + event.data
+            self._tail = joined[-16:]
+            numbers = re.findall(rb"frame (\d{3}) ", joined)
+            if numbers:
+                self._say(int(numbers[-1]))
+
+    def _say(self, k: int) -> None:
+        os.write(self.fd, b"%d\n" % k)
+
+
+@asynccontextmanager
+async def paced_frames(tmp_path: Path, *args: str, record: Path) -> AsyncIterator[termsim.Driver]:
+    """``truth_frames.py *args`` recorded to ``record``, paced by a
+    :class:`Pacer` (not with ``fill``: the pacer acknowledges a frame by its
+    number, which comes before a filled row's end)."""
+    pacer = Pacer(tmp_path / "acks")
+    try:
+        async with termsim.spawn(program("truth_frames.py", *args, f"ack={pacer.fifo}"),
+                                 record=record) as term:
+            term.listeners.append(pacer.heard)
+            yield term
+    finally:
+        os.close(pacer.fd)
+
+
 async def frames_then_fail(term: termsim.Driver, *, auto: bool) -> WaitTimeout:
     """``truth_frames.py``'s run, then a wait that fails once it is idle: after
     the ``g`` that started it, or (``auto``) with no input at all."""
     await term.wait_for(Text("ready> "), timeout=10)
     mark = None if auto else await term.press("g")
     with pytest.raises(WaitTimeout) as failure:
-        await term.wait_for(Text("never"), since=mark, timeout=30, stall=STALL)
+        await term.wait_for(NEVER, since=mark, timeout=30, stall=STALL)
     return failure.value
 
 
@@ -92,7 +147,7 @@ async def replayed_fail(path: Path, *, auto: bool) -> tuple[WaitTimeout, list[Ou
         mark = None if auto else await term.press("g")
         start = term.now()
         with pytest.raises(WaitTimeout) as failure:
-            await term.wait_for(Text("never"), since=mark, timeout=30, stall=STALL)
+            await term.wait_for(NEVER, since=mark, timeout=30, stall=STALL)
         return failure.value, outputs_of(path, start, term.now())
 
 
@@ -105,10 +160,11 @@ def titles_in(outputs: list[Output]) -> list[str]:
 async def test_after_an_input_the_strip_is_in_time_order_and_counts_every_screen(
         tmp_path: Path) -> None:
     path = tmp_path / "frames.tsr"
-    async with termsim.spawn(program("truth_frames.py", "100"), record=path) as term:
+    async with paced_frames(tmp_path, "100", record=path) as term:
         live = await frames_then_fail(term, auto=False)
         await term.press("q")
     replayed, outputs = await replayed_fail(path, auto=False)
+    assert len(outputs) == 101  # paced: each frame a read, and idle> one more
     for failure in live, replayed:
         film = failure.film
         assert timeline(film) == sorted(timeline(film)), film
@@ -117,36 +173,39 @@ async def test_after_an_input_the_strip_is_in_time_order_and_counts_every_screen
         for title in ("title 'step 20'", "title 'step 40'", "title 'step 60'"):
             assert film.index(title) < film.index("earlier screens not shown"), film
         assert "bell" in film and "at least" not in film
-    # Every screen after the input is shown or counted: one per read.
-    film = replayed.film
-    assert film.count(" screen (") + left_out(film) == len(outputs), film
+        # Every screen after the input is shown or counted: one per read.
+        assert film.count(" screen (") + left_out(film) == len(outputs), film
 
 
 async def test_with_no_input_before_the_wait_the_strip_counts_what_it_leaves_out(
         tmp_path: Path) -> None:
     path = tmp_path / "auto.tsr"
-    async with termsim.spawn(program("truth_frames.py", "100", "auto"), record=path) as term:
+    async with paced_frames(tmp_path, "100", "auto", record=path) as term:
         live = await frames_then_fail(term, auto=True)
         await term.press("q")
-    titles = titles_in(recorded_span(path))
-    assert len(titles) >= 4  # the run was drawn during the wait
+    # Paced, the whole run is drawn during the wait, a read a frame (and
+    # idle> one more): what the strip counts is what the recording holds.
+    during = recorded_span(path)
+    assert len(during) == 101
+    titles = titles_in(during)
+    assert titles == [f"title 'step {k}'" for k in range(20, 101, 20)]
     replayed, outputs = await replayed_fail(path, auto=True)
+    assert len(outputs) == len(during)
     for failure in live, replayed:
         film = failure.film
         assert timeline(film) == sorted(timeline(film)), film
+        # Every screen since the wait began is shown or counted, and most are counted.
+        assert film.count(" screen (") + left_out(film) == len(during), film
         assert left_out(film) > 50, film
         for title in titles:
             assert title in film, film
-    film = replayed.film
-    assert film.count(" screen (") + left_out(film) == len(outputs), film
 
 
 async def test_signals_between_shown_screens_come_at_their_own_times(tmp_path: Path) -> None:
     # Three frames, every one shown: the bell with the second, a title with
-    # the third (a tenth of a second apart, so that each is a read of its own).
+    # the third (paced, so that each is a read of its own).
     path = tmp_path / "few.tsr"
-    async with termsim.spawn(program("truth_frames.py", "3", "bell=2", "every=3", "pause=100"),
-                             record=path) as term:
+    async with paced_frames(tmp_path, "3", "bell=2", "every=3", record=path) as term:
         live = await frames_then_fail(term, auto=False)
         await term.press("q")
     replayed, _ = await replayed_fail(path, auto=False)
@@ -163,27 +222,24 @@ async def test_many_screens_and_signals_left_out_are_each_counted(tmp_path: Path
     # 300 frames, 15 titles and a bell during a wait with no input before it:
     # more signals than the strip shows before one screen.
     path = tmp_path / "many.tsr"
-    async with termsim.spawn(program("truth_frames.py", "300", "auto"), record=path) as term:
+    async with paced_frames(tmp_path, "300", "auto", record=path) as term:
         live = await frames_then_fail(term, auto=True)
         await term.press("q")
     replayed, outputs = await replayed_fail(path, auto=True)
+    assert len(outputs) == 301  # paced: each frame a read, all of them during the wait
     for failure, during in (live, recorded_span(path)), (replayed, outputs):
         titles = titles_in(during)
-        # Every BEL but those that end a title (a read may merge the bell
-        # with the frame before it, so it need not start one).
+        # Every BEL but those that end a title.
         bells = sum(e.data.count(b"\x07") for e in during) - len(titles)
+        assert (len(titles), bells) == (15, 1)
         said = titles + ["bell"] * bells
         film = failure.film
         assert timeline(film) == sorted(timeline(film)), film
         lines, more = signals_said(film)
         assert more > 0, film
-        if failure is replayed:
-            # Exact on the replay's clock. Live, output read just before the
-            # wait began may be applied after it: its signals are in the
-            # strip, not in the recording's span of the wait.
-            assert len(lines) + more == len(said), film
-    film = replayed.film
-    assert film.count(" screen (") + left_out(film) == len(outputs), film
+        # Exact, live too: paced, no frame is drawn before the wait begins.
+        assert len(lines) + more == len(said), film
+        assert film.count(" screen (") + left_out(film) == len(during), film
 
 
 # -- a recording cut short ------------------------------------------------------------------

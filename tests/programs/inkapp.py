@@ -10,10 +10,18 @@ its own (an inverse cell), and the prompt is ``❯`` and a no-break space.
 Below the box, a status line that every frame redraws identically but for
 its clock (which ticks each second), and a footer of hints.
 
-It starts with a mode picker (up/down, Enter) that comes up before the
-program has finished starting: keys pressed in its first ``INKAPP_SETTLE``
-seconds (0.3 unless set; 0: none) are dropped (the input is flushed), as
-Codex CLI drops keys pressed while its first dialog is drawn. Then each
+It starts with a mode picker (up/down, Enter), drawn whole in a
+synchronized update (mode 2026) as full-screen TUIs draw their dialogs,
+that comes up before the program has finished starting, as Codex CLI's
+first dialog does: it then asks the terminal for its attributes (DA1)
+``INKAPP_SETTLE`` times, each once the last is answered (20 unless set;
+0: it is ready at once), drops every key that comes meanwhile, and redraws
+the picker. The start is a run of round trips, not a span of time, so what
+is lost does not depend on how busy the machine is: a key pressed as soon
+as the picker shows comes during the run (the terminal answers from the
+event loop that sends the key, which answers a couple at most before it
+does), and one pressed once the program has been quiet comes after it (the
+run ends with the redraw, and the run's queries are output). Then each
 line typed and submitted with Enter is sent to a model server
 (``INKAPP_MODEL_URL``, a POST of ``{"prompt": ...}`` answered with
 ``{"reply": ...}``): ``✻ Thinking…`` with a spinner while it waits, then
@@ -25,6 +33,7 @@ Gemini CLI shows it.
 
 import json
 import os
+import re
 import select
 import sys
 import termios
@@ -37,7 +46,9 @@ COLS = os.get_terminal_size(1).columns
 SPINNER = "·✢✳✶✻✽"
 MODES = ["fast", "careful"]
 SHOW_CWD = os.environ.get("INKAPP_SHOW_CWD") == "1"
-SETTLE = float(os.environ.get("INKAPP_SETTLE", "0.3"))
+SETTLE = int(os.environ.get("INKAPP_SETTLE", "20"))
+DA1 = "\x1b[c"
+ANSWER = re.compile(rb"\x1b\[\?[\d;]*c")
 
 
 def write(text: str) -> None:
@@ -51,8 +62,10 @@ class Screen:
 
     lines = 0
 
-    def render(self, frame: list[str], static: list[str] = ()) -> None:
-        out = []
+    def render(self, frame: list[str], static: list[str] = (), *, sync: bool = False) -> None:
+        """Draw ``frame`` over the last one; ``sync``: in a synchronized
+        update (mode 2026), which a terminal shows whole at its end."""
+        out = ["\x1b[?2026h"] if sync else []
         if self.lines:
             for i in range(self.lines):
                 out.append("\x1b[2K" + ("\x1b[1A" if i < self.lines - 1 else ""))
@@ -60,7 +73,7 @@ class Screen:
         out.extend(f"{line}\r\n" for line in static)
         out.append("\r\n".join(frame))
         self.lines = len(frame)
-        write("".join(out))
+        write("".join(out) + ("\x1b[?2026l" if sync else ""))
 
 
 screen = Screen()
@@ -113,16 +126,30 @@ def ask(prompt: str) -> list[str]:
     return result
 
 
+def settle() -> None:
+    """Finish starting: ask DA1 ``SETTLE`` times, each once the last is
+    answered, dropping whatever else comes (the keys pressed meanwhile)."""
+    pending = b""
+    for _ in range(SETTLE):
+        write(DA1)
+        while not ANSWER.search(pending):
+            data = os.read(fd, 1024)
+            if not data:
+                raise SystemExit("inkapp: the terminal went away while it started")
+            pending += data
+        pending = pending[ANSWER.search(pending).end():]  # what follows is dropped too
+
+
 fd = sys.stdin.fileno()
 saved = termios.tcgetattr(fd)
 tty.setraw(fd)
 write("\x1b[?25l")
 mode = 0
 try:
-    screen.render(picker_frame(mode))
+    screen.render(picker_frame(mode), sync=True)
     if SETTLE:
-        time.sleep(SETTLE)  # sync-ok: a slow start, whose early keys are lost
-        termios.tcflush(fd, termios.TCIFLUSH)
+        settle()
+        screen.render(picker_frame(mode), sync=True)
     while True:
         key = os.read(fd, 64)
         if key in (b"\x1b[A", b"\x1bOA"):
@@ -131,7 +158,7 @@ try:
             mode = min(len(MODES) - 1, mode + 1)
         elif key == b"\r":
             break
-        screen.render(picker_frame(mode))
+        screen.render(picker_frame(mode), sync=True)
     screen.render([], [f"mode: {MODES[mode]}"])
     screen.lines = 0
     line, footer, tick = "", "? for shortcuts", time.monotonic()
