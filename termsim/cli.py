@@ -21,6 +21,7 @@ writes Python source: neither goes through it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import math
 import os
@@ -159,14 +160,32 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "export", help="write a recording as asciicast (.cast), text (.txt), a page with "
-        "a timeline (.html) or a picture of one screen (.svg)")
+        "a timeline (.html), a picture of one screen (.svg, .png) or an animation (.gif)")
     p.add_argument("file")
     p.add_argument("-o", "--output", required=True,
-                   help="OUT.cast, OUT.txt, OUT.html or OUT.svg")
+                   help="OUT.cast, OUT.txt, OUT.html, OUT.svg, OUT.png or OUT.gif")
     p.add_argument("--v3", action="store_true", help="asciicast v3 instead of v2")
     when = p.add_mutually_exclusive_group()
-    when.add_argument("--at", type=float, help=".svg: the screen at this many seconds")
-    when.add_argument("--end", action="store_true", help=".svg: the final screen (the default)")
+    when.add_argument("--at", type=float, help=".svg, .png: the screen at this many seconds")
+    when.add_argument("--end", action="store_true",
+                      help=".svg, .png: the final screen (the default)")
+    when.add_argument("--wait", type=int, metavar="N",
+                      help=".png: the screen wait N ended on (from 1, as termsim info lists "
+                      "them), its region outlined and a caption")
+    when.add_argument("--failed", action="store_true",
+                      help=".png: the screen the failed wait ended on (the last, if several), "
+                      "its region outlined and a caption")
+    p.add_argument("--scale", type=float, default=None,
+                   help=".png, .gif: the picture's size (1: cells of 9x18 pixels; "
+                   "0.5 to 4; default 1)")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help=".gif: show at most the last this many seconds, once pauses are "
+                   "shortened (default 30)")
+    p.add_argument("--max-frames", type=int, default=None,
+                   help=".gif: at most this many frames, evenly chosen (default 300)")
+    p.add_argument("--idle-limit", type=float, default=None,
+                   help=".gif: show a pause longer than this many seconds this long "
+                   "(default 2)")
     p.set_defaults(run=_export)
 
     p = sub.add_parser("import", help="convert an asciicast (v1, v2, v3) into a recording")
@@ -249,12 +268,22 @@ def _export(args: argparse.Namespace) -> int:
     from .report.asciicast import export_asciicast, export_text
 
     suffix = Path(args.output).suffix.lower()
-    if suffix not in (".cast", ".txt", ".html", ".svg"):
-        raise UsageError(
-            f"cannot tell the format of {args.output!r}: use .html, .svg, .cast or .txt")
-    if args.at is not None and suffix != ".svg":
-        raise UsageError("--at is for .svg (one screen)")
+    if suffix not in (".cast", ".txt", ".html", ".svg", ".png", ".gif"):
+        raise UsageError(f"cannot tell the format of {args.output!r}: use .html, .svg, .png, "
+                         ".gif, .cast or .txt")
+    if args.at is not None and suffix not in (".svg", ".png"):
+        raise UsageError("--at is for .svg and .png (one screen)")
+    if (args.wait is not None or args.failed) and suffix != ".png":
+        raise UsageError("--wait and --failed are for .png (one screen; a .gif ends on "
+                         "the failed wait's screen by itself)")
+    if args.scale is not None and suffix not in (".png", ".gif"):
+        raise UsageError("--scale is for .png and .gif")
+    if suffix != ".gif" and any(v is not None for v in (
+            args.max_seconds, args.max_frames, args.idle_limit)):
+        raise UsageError("--max-seconds, --max-frames and --idle-limit are for .gif")
     _check_at(args)
+    if suffix in (".png", ".gif"):
+        return _export_picture(args, suffix)
     recording = _open(args.file)
     if suffix == ".html":
         from .report.html import write_recording_html
@@ -283,6 +312,73 @@ def _export(args: argparse.Namespace) -> int:
     if report.replaced_bytes:
         say(f"termsim export: {report.replaced_bytes} bytes were not UTF-8 and were "
             "replaced by U+FFFD (asciicast holds text, not bytes)", err=True)
+    return 0
+
+
+def _export_picture(args: argparse.Namespace, suffix: str) -> int:
+    """``export -o OUT.png`` and ``-o OUT.gif`` (Pillow's: said first, if missing)."""
+    from .errors import ArgumentError
+    from .report.picture import require_pillow
+
+    require_pillow()  # before anything else: the one line that says how to get it
+    from .report import gif, picture
+
+    scale = 1.0 if args.scale is None else args.scale
+    checks = [("--scale", scale, picture.MIN_SCALE, picture.MAX_SCALE)]
+    if suffix == ".gif":  # the ranges write_session_gif checks, said as flags
+        checks += [("--" + name.replace("_", "-"), getattr(args, name), low, high)
+                   for name, (low, high, _, _) in gif.OPTION_RANGES.items()]
+    for flag, value, low, high in checks:
+        if value is not None and not (math.isfinite(value) and low <= value <= high):
+            raise UsageError(f"{flag} takes a number from {low:g} to {high:g}, not {value:g}")
+    recording = _open(args.file)
+    try:
+        if suffix == ".gif":
+            out = open(args.output, "wb")  # noqa: SIM115 (removed below if not written whole)
+            try:
+                with out:
+                    report = gif.write_session_gif(
+                        recording, out, scale=scale,
+                        max_seconds=gif.DEFAULT_MAX_SECONDS if args.max_seconds is None
+                        else args.max_seconds,
+                        max_frames=gif.DEFAULT_MAX_FRAMES if args.max_frames is None
+                        else args.max_frames,
+                        idle_limit=gif.DEFAULT_IDLE_LIMIT if args.idle_limit is None
+                        else args.idle_limit)
+            except BaseException:
+                # Refused (too large), or stopped: no empty or half GIF is left to attach.
+                with contextlib.suppress(OSError):
+                    os.unlink(args.output)
+                raise
+            left = (f"; {report.screens - report.kept} screens left out"
+                    if report.kept < report.screens else "")
+            cut = f"; the first {report.cut:.3f} s left out" if report.cut else ""
+            # The caption quotes the recording (a wait's words): one line, made visible.
+            say(f"wrote {report.frames} frames ({report.seconds:.2f} s, {report.width}x"
+                f"{report.height}) to {args.output}{left}{cut}; it ends on: "
+                f"{printable(report.ending)}", err=True)
+            return 0
+        from .events import Resize
+        from .report.picture import snapshot_png
+        from .report.picture_moments import time_moment, wait_moment
+
+        if next(recording.of_type(Resize), None) is None:  # one size: refused before replaying
+            picture.check_size(recording.cols, recording.rows, scale)
+        if args.wait is not None or args.failed:
+            moment = wait_moment(recording, args.wait)
+        else:
+            moment = time_moment(recording, _moment(args, recording))
+        png = snapshot_png(moment.screen, caption=moment.caption, outlines=moment.outlines,
+                           outline_colour=moment.colour, scale=scale)
+    except ArgumentError as exc:
+        raise UsageError(str(exc)) from None
+    with open(args.output, "wb") as out:
+        out.write(png)
+    if moment.caption:
+        say(f"wrote {args.output}: {printable(moment.caption)}", err=True)  # one line
+    else:
+        when = "the final screen" if args.at is None else f"the screen at {args.at:g} s"
+        say(f"wrote {when} to {args.output}", err=True)
     return 0
 
 

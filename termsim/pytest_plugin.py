@@ -8,6 +8,14 @@ section: each recording's path, the wait that failed, the final screen, and
 the commands that replay it. When it passes they are deleted, unless
 ``--termsim-keep=all``; ``--termsim-keep=none`` turns recording off.
 
+Beside each recording a failure keeps, the PNG of its failed screen (the
+failed wait's, outlined and captioned, or the final one): ``x.tsr`` gets
+``x.png``, named on a ``picture:`` line of the report, so that the folder
+uploaded as a CI artifact carries a picture anyone can open
+(``--termsim-pictures=no``, or the ini setting ``termsim_pictures = no``,
+turns it off). Pictures need Pillow, an extra: without it none is drawn,
+no test fails for it, and the summary says once how to install it.
+
 Retries never erase evidence: every attempt records to its own file, and a
 failed attempt's files are kept and reported even when a rerun passes.
 Names carry the test id and an attempt number, created exclusively, so
@@ -74,6 +82,7 @@ from .offline.evidence import (
     MARKER_USAGE,
     describe_recordings,
     expired,
+    failure_pictures,
     flaky_lines,
     flaky_marker,
 )
@@ -138,6 +147,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "screen, mouse tracking, bracketed paste... still on); spawn(hygiene=False) opts out",
     )
     group.addoption(
+        "--termsim-pictures", default=None, metavar="yes|no",
+        help="draw a PNG of the failed screen beside each kept recording, named in the "
+        "failure report (yes, the default; it needs Pillow: pip install 'termsim[pictures]'), "
+        "or not (no); the ini setting termsim_pictures says the same",
+    )
+    parser.addini(
+        "termsim_pictures", default="yes",
+        help="yes (the default) or no: whether termsim draws a PNG of the failed screen "
+        "beside each kept recording (--termsim-pictures overrides it)",
+    )
+    group.addoption(
         "--termsim-flaky", default="fail", choices=("fail", "report"),
         help="a test that passed only on a rerun (pytest-rerunfailures) hides an intermittent "
         "failure: fail the run (default) unless it is marked termsim_flaky(reason=..., "
@@ -160,6 +180,31 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--termsim-keep") != "none":
         _check_directory(config)
     _check_variant(config)
+    _check_pictures(config)
+
+
+#: Whether to draw the PNG of a failed test's screen beside its recordings.
+_PICTURES = pytest.StashKey[bool]()
+#: What a report's user properties carry when a picture was wanted and
+#: Pillow is not installed (the summary says once how to install it).
+_NO_PILLOW = "termsim_no_pillow"
+
+
+def _check_pictures(config: pytest.Config) -> None:
+    """``--termsim-pictures`` (or the ini setting ``termsim_pictures``) is
+    yes or no: anything else is one usage error at start-up."""
+    given = config.getoption("--termsim-pictures")
+    where = f"--termsim-pictures={given}" if given is not None else None
+    if given is None:
+        given = str(config.getini("termsim_pictures"))
+        where = f"the ini setting termsim_pictures = {given}"
+    value = given.strip().lower()
+    if value not in ("yes", "no"):
+        raise pytest.UsageError(
+            f"termsim: {where}: say yes (draw a PNG of the failed screen beside each kept "
+            "recording, the default) or no (--termsim-pictures=no, or termsim_pictures = no "
+            "in the ini file)")
+    config.stash[_PICTURES] = value == "yes"
 
 
 def _check_variant(config: pytest.Config) -> None:
@@ -305,8 +350,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def _remove_stale(directory: Path, stem: str) -> None:
-    """Delete ``stem.tsr`` and ``stem-N.tsr`` (an earlier run's attempts)."""
-    own = re.compile(re.escape(stem) + r"(-[0-9]+)?\.tsr")
+    """Delete ``stem.tsr`` and ``stem-N.tsr`` (an earlier run's attempts),
+    and the pictures drawn beside them (``stem.png``, ``stem-N.png``)."""
+    own = re.compile(re.escape(stem) + r"(-[0-9]+)?\.(tsr|png)")
     try:
         names = os.listdir(directory)
     except OSError:
@@ -626,8 +672,7 @@ def pytest_runtest_makereport(
         return report
     if report.failed or outcome == "rerun":
         # The fixtures' sessions are still open: their files so far.
-        report.sections.append(("termsim recordings", describe_recordings(
-            fixtures + made, lambda path: _relative(path, item.config))))
+        _report_recordings(item, report, fixtures + made)
     elif item.config.getoption("--termsim-keep") != "all":
         for path in made:
             try:
@@ -658,8 +703,7 @@ def _fixture_recordings(item: pytest.Item, report: pytest.TestReport) -> pytest.
     failed = failing or item.stash.get(_FAILED_PHASE, False)
     item.stash[_FAILED_PHASE] = failed
     if failing:
-        report.sections.append(("termsim recordings", describe_recordings(
-            fixtures, lambda path: _relative(path, item.config))))
+        _report_recordings(item, report, fixtures)
     elif report.when == "teardown" and not failed \
             and item.config.getoption("--termsim-keep") != "all":
         for path in fixtures:
@@ -668,6 +712,25 @@ def _fixture_recordings(item: pytest.Item, report: pytest.TestReport) -> pytest.
             except OSError:
                 pass
     return report
+
+
+def _report_recordings(item: pytest.Item, report: pytest.TestReport,
+                       paths: list[Path]) -> None:
+    """The "termsim recordings" section of a failed report, after the PNG
+    of each recording's failed screen is drawn beside it (unless
+    ``--termsim-pictures=no``). Without Pillow, none is drawn, and the
+    report carries a note the summary reads to say once how to install it
+    (a user property: under xdist, the worker's report reaches the
+    controller with it)."""
+    def shown(path: Path) -> Path:
+        return _relative(path, item.config)
+
+    pictures = None
+    if item.config.stash.get(_PICTURES, True):
+        pictures = failure_pictures(paths, shown)
+        if pictures is None and (_NO_PILLOW, True) not in report.user_properties:
+            report.user_properties.append((_NO_PILLOW, True))
+    report.sections.append(("termsim recordings", describe_recordings(paths, shown, pictures)))
 
 
 def _error(report: pytest.TestReport, config: pytest.Config) -> str:
@@ -731,8 +794,12 @@ class _Summary:
         self.unfinished: set[tuple[str, str]] = set()
         #: Why --termsim-flaky=fail failed the run ("" if it did not).
         self.failed_run = ""
+        #: Whether a failed test got no picture because Pillow is not installed.
+        self.no_pillow = False
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if any(name == _NO_PILLOW for name, _ in report.user_properties):
+            self.no_pillow = True
         if report.failed or report.skipped:
             function = report.nodeid.split("::")[-1].split("[")[0]
             self.unfinished.add((str(report.fspath), function))
@@ -757,6 +824,13 @@ class _Summary:
                 self.unshaken.append(value)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.no_pillow:
+            from .report.picture import INSTALL
+
+            terminalreporter.write_line(
+                "termsim pictures: no PNG of the failed screens was drawn beside their "
+                f"recordings: Pillow is not installed; install it with: {INSTALL} "
+                "(or give --termsim-pictures=no)")
         self._golden_summary(terminalreporter)
         self._shake_summary(terminalreporter)
         if not self.flaky:

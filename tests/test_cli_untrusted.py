@@ -49,6 +49,7 @@ from termsim.events import (
     errored,
 )
 from termsim.recording.format import Recording, RecordingWriter
+from termsim.report.picture import pictures_available
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 BASE = RECORDINGS / "boot-hang.tsr"
@@ -194,7 +195,11 @@ def commands(files: dict[str, str]) -> list[tuple[list[str], int]]:
         (["export", evil_path, "-o", files["txt"]], 0),
         (["info", files["missing"]], 1),
         (["show", files["damaged"]], 1),
-        (["export", evil_path, "-o", files["evil"] + ".png"], 2),
+        # Pictures (Pillow's, in the test extra): the caption quotes the wait's words.
+        *([(["export", evil_path, "--failed", "-o", files["evil"] + ".png"], 0),
+           (["export", evil_path, "-o", files["evil"] + ".gif"], 0)]
+          if pictures_available() else []),
+        (["export", evil_path, "-o", files["evil"] + ".bmp"], 2),
     ]
 
 

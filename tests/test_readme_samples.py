@@ -320,7 +320,8 @@ async def test_every_command_of_the_command_sample_runs_as_printed(tmp_path: Pat
                 await term.wait_for(Quiet(_latest_at(block("cli"))))
                 await term.press("x")
             assert await term.wait_exit(timeout=30) == 0, f"{command}:\n{term.screen.text}"
-    for made in ("session.tsr", "diff.html", "session.cast", "report.html", "s.svg", "demo.tsr"):
+    for made in ("session.tsr", "diff.html", "session.cast", "report.html", "s.svg", "s.png",
+                 "s.gif", "demo.tsr"):
         assert (tmp_path / made).stat().st_size > 0, made
 
 

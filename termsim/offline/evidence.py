@@ -2,7 +2,8 @@
 
 The pytest plugin's reports are made of plain functions of recordings and
 dates: the "termsim recordings" section of a failure (each recording, the
-wait that failed, the final screen and the commands that replay it), and
+PNG of its failed screen drawn beside it, the wait that failed, the final
+screen and the commands that replay it), and
 what the "termsim flaky" section says of a test that passed only on a rerun
 (the failed attempt's error and recordings, and whether its
 ``termsim_flaky`` marker allows it). They live here, apart from the plugin
@@ -19,7 +20,7 @@ from typing import Any
 
 from ..emulator.xterm import printable
 from ..engine.playback import Playback
-from ..errors import RecordingError, describe_status
+from ..errors import RecordingError, TermsimError, describe_status
 from ..events import Exit, Warned
 from ..recording.format import Recording
 
@@ -111,13 +112,50 @@ def flaky_lines(info: Mapping[str, Any]) -> list[str]:
     return [printable(line) for line in lines]
 
 
-def describe_recordings(paths: Sequence[Path], shown_as: Callable[[Path], Path]) -> str:
+def failure_pictures(paths: Sequence[Path],
+                     shown_as: Callable[[Path], Path]) -> dict[Path, str] | None:
+    """Draw the PNG of each recording's failed screen beside it (``x.tsr``
+    -> ``x.png``: a CI artifact of the folder carries a picture anyone can
+    open) and give, for each drawn, what its report line says: the path a
+    person types, or why it was not drawn. None when Pillow is not
+    installed (nothing drawn: the caller says once how to install it).
+
+    A recording that cannot be read, or whose program never started, gets
+    no picture (its report says why); nothing here fails the report that
+    calls it: a picture is evidence beside the recording, never instead."""
+    from ..report.picture import pictures_available
+    from ..report.picture_moments import write_failure_picture
+
+    if not pictures_available():
+        return None
+    shown: dict[Path, str] = {}
+    for path in paths:
+        try:
+            made = write_failure_picture(path)
+        except RecordingError:
+            continue  # the report says it is unreadable
+        except (TermsimError, OSError) as exc:  # too large to draw; a folder turned read-only
+            shown[path] = f"not drawn: {exc}"
+            continue
+        except Exception as exc:  # a bug of termsim's must not cost the failure its report
+            shown[path] = f"not drawn: {type(exc).__name__}: {exc} (please report it)"
+            continue
+        if made is not None:
+            shown[path] = str(shown_as(made))
+    return shown
+
+
+def describe_recordings(paths: Sequence[Path], shown_as: Callable[[Path], Path],
+                        pictures: Mapping[Path, str] | None = None) -> str:
     """The report of a failed test's recordings; ``shown_as`` gives the
-    path a person types for each."""
+    path a person types for each, ``pictures`` what to say of the picture
+    drawn beside it (:func:`failure_pictures`), on a ``picture:`` line."""
     out: list[str] = []
     for path in paths:
         shown = shown_as(path)
         out.append(f"recording: {shown}")
+        if pictures and path in pictures:
+            out.append(f"  picture: {pictures[path]}")
         try:
             recording = Recording.open(path)
         except RecordingError as exc:
