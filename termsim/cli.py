@@ -192,6 +192,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("-o", "--output", required=True, help="the recording file to write")
     p.set_defaults(run=_import)
+
+    from .drive.cli import add_parsers
+
+    add_parsers(sub)  # drive, mcp
     return parser
 
 

@@ -40,6 +40,7 @@ LAYERS: dict[str, set[str]] = {
     "report": {"errors", "events", "emulator", "recording", "engine"},
     "offline": {"errors", "events", "emulator", "recording", "engine", "report"},
     "codegen": {"errors", "events", "emulator", "recording", "engine"},
+    "drive": {"errors", "events", "emulator", "recording", "engine", "live", "codegen"},
 }
 EDGES = {"__init__", "__main__", "cli", "pytest_plugin", "pytest_fixtures", "runner", "files"}
 
