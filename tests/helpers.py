@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pyte.graphics import FG_BG_256
 
 from termsim import Snapshot
-from termsim.emulator import Terminal
+from termsim.emulator import Emulation, Terminal
 from termsim.emulator.terminal import Policy
 from termsim.files import Playback, Recording
 
@@ -27,10 +27,10 @@ COLS, ROWS = 20, 5
 
 def feed_chunks(
     chunks: list[bytes], cols: int = COLS, rows: int = ROWS,
-    policy: Mapping[str, Policy] | None = None,
+    policy: Mapping[str, Policy] | None = None, emulation: Emulation | None = None,
 ) -> tuple[Terminal, bytes]:
     """A fresh terminal fed ``chunks`` one after the other, and all its replies."""
-    term = Terminal(cols, rows, policy=policy)
+    term = Terminal(cols, rows, policy=policy, emulation=emulation)
     replies = b"".join(term.feed(chunk) for chunk in chunks)
     return term, replies
 
@@ -42,6 +42,7 @@ def query_log(term: Terminal) -> list[tuple[str, str, int, bytes | None, str]]:
 
 def feed_split(
     data: bytes, cols: int = COLS, rows: int = ROWS, policy: Mapping[str, Policy] | None = None,
+    emulation: Emulation | None = None,
 ) -> tuple[Terminal, bytes]:
     """Feed ``data`` whole, byte by byte, and split at every offset.
 
@@ -49,12 +50,12 @@ def feed_split(
     replies, statuses and delays included) and unknown-sequence counts.
     Returns the terminal fed whole and its replies.
     """
-    whole, replies = feed_chunks([data], cols, rows, policy)
+    whole, replies = feed_chunks([data], cols, rows, policy, emulation)
     ways = {"one byte at a time": [data[i:i + 1] for i in range(len(data))]}
     for k in range(len(data) + 1):
         ways[f"split at {k}"] = [data[:k], data[k:]]
     for how, chunks in ways.items():
-        term, got = feed_chunks(chunks, cols, rows, policy)
+        term, got = feed_chunks(chunks, cols, rows, policy, emulation)
         assert term.screen == whole.screen, f"{how}: screen\n{term.screen.render()}"
         assert got == replies, f"{how}: replies {got!r}, fed whole {replies!r}"
         assert list(term.queries) == list(whole.queries), (

@@ -58,17 +58,29 @@ def test_a_CSI_in_the_ignore_state_ends_at_its_final_byte_unprinted() -> None:
 # -- DECCOLM ----------------------------------------------------------------------
 
 
+CLEARS = Emulation(column_mode="clear")
+
+
 @pytest.mark.parametrize("mode", [b"h", b"l"])
-def test_DECCOLM_clears_the_screen_and_homes_the_cursor(mode: bytes) -> None:
+def test_DECCOLM_does_nothing_as_in_a_default_xterm(mode: bytes) -> None:
+    """xterm's ``srm_DECCOLM`` acts only with ``allowC132``, off by default
+    (real xterm agrees: ``test_xterm_oracle.py``)."""
     term, _ = feed_split(b"abc\r\ndef\x1b[?3" + mode + b"X", 10, 4)
+    assert [line.rstrip() for line in term.screen.lines] == ["abc", "defX", "", ""]
+
+
+@pytest.mark.parametrize("mode", [b"h", b"l"])
+def test_DECCOLM_clears_the_screen_and_homes_the_cursor_where_it_is_allowed(mode: bytes) -> None:
+    term, _ = feed_split(b"abc\r\ndef\x1b[?3" + mode + b"X", 10, 4, emulation=CLEARS)
     assert [line.rstrip() for line in term.screen.lines] == ["X", "", "", ""]
     assert term.cols == 10  # the size stays: the PTY says what it is
 
 
 def test_DECCOLM_homes_to_the_top_margin_under_origin_mode_and_keeps_the_margins() -> None:
-    assert screen(b"\x1b[2;3r\x1b[?6h\x1b[?3lX")[:2] == ["", "X"]
+    assert screen(b"\x1b[2;3r\x1b[?6h\x1b[?3lX", emulation=CLEARS)[:2] == ["", "X"]
     # The region still scrolls alone: LF at its bottom leaves row 4 alone.
-    assert screen(b"\x1b[2;3r\x1b[?3l\x1b[4;1Hz\x1b[3;1Hy\n") == ["", "y", "", "z"]
+    assert screen(b"\x1b[2;3r\x1b[?3l\x1b[4;1Hz\x1b[3;1Hy\n",
+                  emulation=CLEARS) == ["", "y", "", "z"]
 
 
 # -- the visual bell ------------------------------------------------------------------

@@ -45,20 +45,49 @@ class Emulation:
     even with no flags pushed (``ctrl+shift+a`` is ``CSI 97 ; 6 u``; kitty's
     ``key_encoding.c``, ``encode_key`` falling through to ``serialize``
     when ``encode_printable_ascii_key_legacy`` has no spelling).
+
+    ``linefeed_at_wrap``: what LF, VT, FF and IND do to a pending wrap.
+    ``"xterm"``: they end it, so the next character overwrites the last
+    column of the new row (xterm's ``xtermIndex`` -> ``CursorDown`` ->
+    ``ResetWrap``; real xterm is the oracle, ``tests/test_xterm_oracle.py``).
+    ``"tmux"``: it stays pending and the next character starts the row after
+    (tmux, and terminals whose cursor sits past the last column).
+
+    ``lines_home``: IL and DL, with the cursor inside the margins, move it to
+    the left margin, as xterm (``InsertLine``/``DeleteLine``: ``set_cur_col``
+    to ``ScrnLeftMargin``) and ECMA-48 ("the line home position") have it;
+    False keeps its column, as tmux does.
+
+    ``alternate_cursor``: ``?1049l`` restores the cursor saved in the main
+    screen's slot even when the alternate screen is not on (home with
+    nothing saved), and ``?1049h`` while it is on saves the cursor again
+    and clears the screen, as xterm's ``srm_OPT_ALTBUF_CURSOR`` does
+    whatever the buffer; False: both do nothing then, as tmux.
+
+    ``column_mode``: DECCOLM (``?3h``/``?3l``). ``"ignore"``: as a default
+    xterm (``allowC132`` off); ``"clear"``: clear the screen and home the
+    cursor, as xterm with ``allowC132``, tmux and alacritty do (the width
+    stays: a harness must not change the size behind the PTY's back).
     """
 
     backspace_at_wrap: Literal["xterm", "tmux"] = "xterm"
     graphemes: bool = False
     reflow: bool = False
     keys: Literal["xterm", "kitty"] = "xterm"
+    linefeed_at_wrap: Literal["xterm", "tmux"] = "xterm"
+    lines_home: bool = True
+    alternate_cursor: bool = True
+    column_mode: Literal["ignore", "clear"] = "ignore"
 
     def __post_init__(self) -> None:
-        if self.backspace_at_wrap not in ("xterm", "tmux"):
-            raise ValueError(
-                f'backspace_at_wrap is "xterm" or "tmux", not {self.backspace_at_wrap!r}')
-        if self.keys not in ("xterm", "kitty"):
-            raise ValueError(f'keys is "xterm" or "kitty", not {self.keys!r}')
-        for name in ("graphemes", "reflow"):
+        for name, allowed in (("backspace_at_wrap", ("xterm", "tmux")),
+                              ("keys", ("xterm", "kitty")),
+                              ("linefeed_at_wrap", ("xterm", "tmux")),
+                              ("column_mode", ("ignore", "clear"))):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f'{name} is "{allowed[0]}" or "{allowed[1]}", not {value!r}')
+        for name in ("graphemes", "reflow", "lines_home", "alternate_cursor"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} is True or False, not {getattr(self, name)!r}")
 

@@ -241,6 +241,19 @@ KITTY = Profile(
         # falls through to serialize(..., 'u'); kitty_tests/keys.py asserts
         # ctrl+shift+i -> CSI 105;6u with no flags.
         keys="kitty",
+        # screen.c screen_insert_lines/screen_delete_lines end with
+        # screen_carriage_return (kitty has no left and right margins).
+        lines_home=True,
+        # screen.c screen_linefeed -> screen_ensure_bounds clamps x: a line
+        # feed ends a pending wrap (IND on the bottom margin keeps it: its
+        # INDEX_UP leaves x alone, a case termsim draws as xterm does).
+        linefeed_at_wrap="xterm",
+        # screen.c set_mode_from_const: 1049 switches only when the buffer
+        # changes; nothing is restored on the main screen.
+        alternate_cursor=False,
+        # screen.c set_mode_from_const case DECCOLM: ?3h clears and homes
+        # (?3l only clears the flag; termsim clears on both).
+        column_mode="clear",
     ),
     sources={
         "term": "kitty v0.48.2 kitty/options/definition.py opt('term'); kitty/child.py "
@@ -258,7 +271,8 @@ KITTY = Profile(
         "colours": "kitty v0.48.2 kitty/options/definition.py foreground/background; "
                    "kitty/window.py Window.report_color",
         "emulation": "kitty v0.48.2 kitty/screen.c screen_cursor_move; docs/changelog.rst "
-                     "0.42.0 (grapheme segmentation)",
+                     "0.42.0 (grapheme segmentation); kitty 9475a58f kitty/screen.c "
+                     "screen_insert_lines, screen_linefeed, set_mode_from_const",
     },
 )
 
@@ -312,6 +326,14 @@ GHOSTTY = Profile(
         graphemes=True,
         # Ghostty rewraps on resize (src/terminal/PageList.zig resize, reflow).
         reflow=True,
+        # As xterm on the four below (read at 3b9c4e0d): Terminal.zig
+        # insertLines/deleteLines go to the left margin; index() clears
+        # pending_wrap; switchScreenMode 1049 off always restoreCursor();
+        # deccolm returns early unless mode 40 is set (off by default).
+        lines_home=True,
+        linefeed_at_wrap="xterm",
+        alternate_cursor=True,
+        column_mode="ignore",
     ),
     sources={
         "term": "ghostty v1.3.1 src/config/Config.zig term; src/termio/Exec.zig",
@@ -327,7 +349,8 @@ GHOSTTY = Profile(
         "colours": "ghostty v1.3.1 src/config/Config.zig foreground/background; "
                    "stream_handler.zig colour reports",
         "emulation": "ghostty v1.3.1 src/terminal/Terminal.zig cursorLeft; "
-                     "src/termio/Termio.zig (grapheme-width-method)",
+                     "src/termio/Termio.zig (grapheme-width-method); ghostty 3b9c4e0d "
+                     "Terminal.zig insertLines, index, switchScreenMode, deccolm",
     },
 )
 
@@ -381,6 +404,15 @@ WEZTERM = Profile(
         graphemes=True,
         # WezTerm rewraps on resize (term/src/screen.rs resize, rewrap_lines).
         reflow=True,
+        # Read at ee0c04e7: terminalstate/mod.rs Edit::InsertLine/DeleteLine
+        # only scroll (the column stays); a line feed goes through
+        # set_cursor_position_absolute, which clears wrap_next (IND on the
+        # bottom margin keeps it); the 1049 reset acts only on the alternate
+        # screen; DECCOLM always resets the margins, homes and erases.
+        lines_home=False,
+        linefeed_at_wrap="xterm",
+        alternate_cursor=False,
+        column_mode="clear",
     ),
     sources={
         "term": "wezterm 20240203-110809-5046fc22 config/src/config.rs default_term",
@@ -400,7 +432,8 @@ WEZTERM = Profile(
                           "performer.rs QueryKittySupport; config enable_kitty_keyboard=false",
         "colours": "wezterm 20240203-110809-5046fc22 term/src/color.rs ColorPalette::default",
         "emulation": "wezterm 20240203-110809-5046fc22 term/src/terminalstate/performer.rs "
-                     "ControlCode::Backspace; mod.rs GraphemeClustering",
+                     "ControlCode::Backspace; mod.rs GraphemeClustering; wezterm ee0c04e7 "
+                     "mod.rs Edit::InsertLine, new_line, DECCOLM",
     },
 )
 
@@ -460,6 +493,21 @@ TMUX = Profile(
         graphemes=False,
         # tmux rewraps on resize (grid.c grid_reflow).
         reflow=True,
+        # The wrap stays pending past a line feed: the cursor is past the last
+        # column (cx == sx), and screen-write.c screen_write_linefeed moves it
+        # down with x left alone (the tmux differential tests agree).
+        linefeed_at_wrap="tmux",
+        # input.c INPUT_CSI_IL/DL call screen_write_insertline/deleteline,
+        # which do not move the cursor's column.
+        lines_home=False,
+        # screen.c screen_alternate_off restores the cursor only from what
+        # screen_alternate_on saved; screen_alternate_on returns at once on
+        # the alternate screen.
+        alternate_cursor=False,
+        # input.c input_csi_dispatch_sm_private/_rm_private case 3:
+        # screen_write_cursormove(0, 0) and screen_write_clearscreen, both
+        # ways (tmux keeps the width).
+        column_mode="clear",
     ),
     sources={
         "term": "tmux 3.7c options-table.c default-terminal; configure.ac DEFAULT_TERM",
@@ -473,7 +521,9 @@ TMUX = Profile(
         "colours": "tmux 3.7c input.c input_osc_10/input_osc_11; window.c "
                    "window_pane_get_bg",
         "emulation": "termsim emulation.py (tmux), tests/tmux_pane.py; tmux grid.c "
-                     "grid_reflow",
+                     "grid_reflow; tmux c1f947a3 screen-write.c screen_write_insertline, "
+                     "screen_write_linefeed; screen.c screen_alternate_off; input.c "
+                     "input_csi_dispatch_sm_private",
         "passthrough": "tmux 3.7c input.c input_dcs_dispatch (DCS tmux; passthrough, "
                        "allow-passthrough option)",
     },
@@ -542,6 +592,14 @@ VSCODE = Profile(
         graphemes=False,
         # xterm.js rewraps on resize (src/common/buffer/Buffer.ts _reflow).
         reflow=True,
+        # As xterm, read at 904ae935: InputHandler.ts insertLines/deleteLines
+        # set x = 0; lineFeed and index() bring x back from cols; the 1049
+        # reset calls restoreCursor() (home with nothing saved); DECCOLM acts
+        # only with windowOptions.setWinLines, which VS Code does not set.
+        lines_home=True,
+        linefeed_at_wrap="xterm",
+        alternate_cursor=True,
+        column_mode="ignore",
     ),
     sources={
         "term": "vscode src/vs/platform/terminal/node/terminalProcess.ts TerminalProcess "
@@ -558,7 +616,8 @@ VSCODE = Profile(
                           "xtermTerminal.ts vtExtensions; microsoft/vscode#294651",
         "colours": "vscode extensions/theme-defaults/themes/dark_modern.json; "
                    "xterm.js src/common/input/XParseColor.ts toRgbString",
-        "emulation": "xterm.js 904ae935 src/common/InputHandler.ts backspace",
+        "emulation": "xterm.js 904ae935 src/common/InputHandler.ts backspace, insertLines, "
+                     "lineFeed, resetModePrivate (1049), DECCOLM",
     },
 )
 
@@ -610,6 +669,14 @@ WINDOWS_TERMINAL = Profile(
         graphemes=True,
         # src/buffer/out/textBuffer.cpp TextBuffer::Reflow.
         reflow=True,
+        # As xterm, read at 20588130: adaptDispatch.cpp _InsertDeleteLineHelper
+        # goes to the left margin; _DoLineFeed's SetPosition resets the
+        # delayed wrap; leaving the alternate buffer always CursorRestoreState;
+        # _SetColumnMode is gated on AllowDECCOLM (mode 40, off by default).
+        lines_home=True,
+        linefeed_at_wrap="xterm",
+        alternate_cursor=True,
+        column_mode="ignore",
     ),
     sources={
         "term": "unverified: set by WSL (or the program's host), not by Windows Terminal",
@@ -624,7 +691,9 @@ WINDOWS_TERMINAL = Profile(
         "kitty_keyboard": "terminal v1.24.11911.0 (none); v1.25.1912.0 adaptDispatch.cpp adds it",
         "colours": "terminal v1.24.11911.0 TerminalSettingsModel/defaults.json Campbell",
         "emulation": "terminal v1.24.11911.0 adaptDispatch.cpp (IsDelayedEOLWrap, "
-                     "GCM_GraphemeClusterMode); textBuffer.cpp Reflow",
+                     "GCM_GraphemeClusterMode); textBuffer.cpp Reflow; terminal 20588130 "
+                     "adaptDispatch.cpp _InsertDeleteLineHelper, _DoLineFeed, "
+                     "_SetAlternateScreenBufferMode, _SetColumnMode",
     },
     notes=(
         "between the program and Windows Terminal sits ConPTY (conhost), which runs the "
@@ -702,9 +771,12 @@ LINUX = Profile(
     # vt.c: OSC P (set palette) and OSC R (reset) only; no colour queries.
     foreground=None,
     background=None,
-    # vt.c keeps vc_need_wrap with the cursor on the last column (as xterm);
-    # vc_do_resize does not rewrap; one cell per code point.
-    emulation=Emulation(),
+    # vt.c keeps vc_need_wrap with the cursor on the last column (as xterm),
+    # and lf() clears it; vc_do_resize does not rewrap; one cell per code
+    # point. csi_L/csi_M only scroll (the column stays); leave_alt_screen
+    # returns at once with nothing saved (older kernels ignore 1049); the
+    # 132-column mode is "unimplemented" (#if 0).
+    emulation=Emulation(lines_home=False, alternate_cursor=False),
     sources={
         "term": "console_codes(4); agetty sets TERM=linux on a virtual console",
         "env": "the console sets no variable",
@@ -715,7 +787,8 @@ LINUX = Profile(
         "modes": "linux drivers/tty/vt/vt.c do_con_trol (intermediates: EScsiignore)",
         "kitty_keyboard": "linux drivers/tty/vt/vt.c (no CSI ? u)",
         "colours": "linux drivers/tty/vt/vt.c do_con_trol ESosc (P and R only)",
-        "emulation": "linux drivers/tty/vt/vt.c vc_need_wrap; vc_do_resize",
+        "emulation": "linux drivers/tty/vt/vt.c vc_need_wrap, lf, csi_L, csi_M, "
+                     "leave_alt_screen, csi_DEC_hl; vc_do_resize",
     },
 )
 

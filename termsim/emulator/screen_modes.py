@@ -125,16 +125,19 @@ class ModeOps(MarginOps):
         return tuple(m for m in modes if m != mo.DECSCNM >> 5)
 
     def _column_mode(self, modes: tuple[int, ...]) -> tuple[int, ...]:
-        """DECCOLM (``CSI ? 3 h``/``l``) clears the screen and homes the
-        cursor, as xterm (when column switching is allowed), tmux and
-        alacritty do. The width stays, because a test harness must not change
-        the size behind the PTY's back, and so do the margins (xterm resets
-        them only through the resize; tmux keeps them). Returns the other
-        modes (pyte would resize to 132 columns)."""
+        """DECCOLM (``CSI ? 3 h``/``l``) does nothing, as in a default xterm
+        (``srm_DECCOLM`` acts only with ``allowC132``). With
+        ``Emulation(column_mode="clear")`` it clears the screen and homes the
+        cursor, as xterm with ``allowC132``, tmux and alacritty do. The width
+        stays either way, because a test harness must not change the size
+        behind the PTY's back, and so do the margins (xterm resets them only
+        through the resize; tmux keeps them). Returns the other modes (pyte
+        would resize to 132 columns)."""
         if mo.DECCOLM >> 5 not in modes:
             return modes
-        self._erase_rows(range(self.lines))
-        self.cursor_position()  # home, origin-aware (xterm's CursorSet)
+        if self.column_mode_clears:
+            self._erase_rows(range(self.lines))
+            self.cursor_position()  # home, origin-aware (xterm's CursorSet)
         return tuple(m for m in modes if m != mo.DECCOLM >> 5)
 
     def switch_flags(self, modes: frozenset[int], on: bool) -> None:
@@ -205,8 +208,15 @@ class ModeOps(MarginOps):
     def _enter_alternate(self, mode: int) -> None:
         """47 and 1047 switch; 1049 saves the cursor as DECSC does (in the
         primary buffer's slot), switches and clears. The cursor stays where it
-        is: xterm keeps one cursor for both buffers."""
+        is: xterm keeps one cursor for both buffers. 1049 while the alternate
+        screen is on saves the cursor again (in its slot) and clears it, as
+        xterm's ``srm_OPT_ALTBUF_CURSOR`` does whatever the buffer
+        (``Emulation.alternate_cursor``)."""
         if self.alternate:
+            if mode == ALT_1049 and self.alternate_cursor:
+                self.save_cursor()
+                self.buffer.clear()
+                self.dirty.update(range(self.lines))
             return
         if mode == ALT_1049:
             self.save_cursor()
@@ -218,8 +228,12 @@ class ModeOps(MarginOps):
 
     def _leave_alternate(self, mode: int) -> None:
         """47 switches back; 1047 clears the alternate buffer first; 1049
-        switches back and restores the cursor as DECRC does."""
+        switches back and restores the cursor as DECRC does, on the main
+        screen too, as xterm does (home with nothing saved;
+        ``Emulation.alternate_cursor``)."""
         if not self.alternate:
+            if mode == ALT_1049 and self.alternate_cursor:
+                self.restore_cursor()
             return
         if mode == ALT_1047:
             self.buffer.clear()

@@ -54,11 +54,17 @@ class ScrollOps(MarginOps):
         below the scroll region, down to the screen bottom (xterm's
         ``xtermIndex``; pyte moves the cursor up to the bottom margin).
 
-        A pending wrap stays pending, as in tmux and vt100-rust: the next
-        character starts the row after (``tests/test_tmux.py`` is the oracle;
-        xterm ends the wrap here).
+        A pending wrap ends here, as in xterm (``CursorDown`` ->
+        ``ResetWrap``): the next character overwrites the last column of the
+        new row. ``Emulation(linefeed_at_wrap="tmux")`` keeps it pending, as
+        tmux and vt100-rust do: the next character starts the row after.
         """
         cursor = self.cursor
+        if self.index_ends_wrap:
+            # ``_end_wrap``, inlined (hot: every LF).
+            self._margin_wrap = None
+            if cursor.x >= self.columns:
+                cursor.x = self.columns - 1
         y = cursor.y
         margins = self.margins
         if margins is None:
@@ -241,14 +247,15 @@ class ScrollOps(MarginOps):
 
     def insert_lines(self, count: int | None = None) -> None:
         """IL (``CSI n L``): inside the scroll region only, and between the
-        left and right margins, on their columns (xterm's ``InsertLine``).
-        The cursor keeps its column and a pending wrap, as in tmux and
-        vt100-rust (pyte, and xterm since 2017, move it to the first column,
-        or the left margin)."""
+        left and right margins, on their columns; then the cursor goes to
+        the left margin, its wrap no longer pending (xterm's ``InsertLine``,
+        ECMA-48's "line home position", pyte). ``Emulation(lines_home=False)``
+        keeps its column and a pending wrap, as tmux and vt100-rust do."""
         top, bottom = self._region()
         y0 = self.cursor.y
         if top <= y0 <= bottom and self._in_columns():
             self._scroll_down(count or 1, top=y0)
+            self._line_home()
 
     def delete_lines(self, count: int | None = None) -> None:
         """DL (``CSI n M``): as IL, the other way (xterm's ``DeleteLine``)."""
@@ -256,6 +263,14 @@ class ScrollOps(MarginOps):
         y0 = self.cursor.y
         if top <= y0 <= bottom and self._in_columns():
             self._scroll_up(count or 1, top=y0)
+            self._line_home()
+
+    def _line_home(self) -> None:
+        """After IL or DL: to the left margin (``Emulation.lines_home``)."""
+        if self.lines_home:
+            self._margin_wrap = None
+            lr = self.lr_margins
+            self.cursor.x = 0 if lr is None else lr[0]
 
     def scroll_up(self, count: int | None = None) -> None:
         """SU (``CSI n S``): the scroll region moves up, the cursor stays."""

@@ -83,6 +83,16 @@ class ScreenState(pyte.Screen):
         self.reflow = False
         #: Draw grapheme clusters in one cell (mode 2027): ``Emulation``.
         self.graphemes = False
+        #: LF, VT, FF and IND end a pending wrap (xterm), or keep it (tmux):
+        #: ``Emulation.linefeed_at_wrap``.
+        self.index_ends_wrap = True
+        #: IL and DL move the cursor to the left margin: ``Emulation.lines_home``.
+        self.lines_home = True
+        #: ``?1049`` saves and restores the cursor whatever the buffer:
+        #: ``Emulation.alternate_cursor``.
+        self.alternate_cursor = True
+        #: DECCOLM clears and homes (else it is ignored): ``Emulation.column_mode``.
+        self.column_mode_clears = False
         #: The left and right margins (DECSLRM), columns counted from 0, while
         #: DECLRMM (private mode 69) is set and they are narrower than the
         #: screen; ``None`` otherwise (the whole width): ``screen_margins.py``.

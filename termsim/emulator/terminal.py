@@ -146,6 +146,10 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         self._screen.backspace_past_edge = self.emulation.backspace_at_wrap == "tmux"
         self._screen.graphemes = self.emulation.graphemes
         self._screen.reflow = self.emulation.reflow
+        self._screen.index_ends_wrap = self.emulation.linefeed_at_wrap == "xterm"
+        self._screen.lines_home = self.emulation.lines_home
+        self._screen.alternate_cursor = self.emulation.alternate_cursor
+        self._screen.column_mode_clears = self.emulation.column_mode == "clear"
         self._dispatch = _Dispatch(self)
         self._parser = Parser(self._dispatch)
         self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
