@@ -227,3 +227,53 @@ def test_two_starts_at_once_start_one_daemon(drive: Driver) -> None:
     assert [s["name"] for s in status["sessions"]] == ["a", "b"]
     drive("stop", "a")
     drive("stop", "b")
+
+
+# -- what a request cannot do to the daemon -----------------------------------------------
+
+
+def _raw_request(drive: Driver, line: bytes) -> dict[str, object]:
+    """Send ``line`` on the daemon's socket as a client would, and read its answer."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(60)
+        sock.connect(str(drive.directory / "drive.sock"))
+        sock.sendall(line)
+        answer = b""
+        while not answer.endswith(b"\n"):
+            chunk = sock.recv(1 << 16)
+            assert chunk, f"the daemon closed without an answer after {answer!r}"
+            answer += chunk
+    value = json.loads(answer)
+    assert isinstance(value, dict)
+    return value
+
+
+def test_a_request_nested_too_deeply_is_refused_and_the_daemon_serves_on(drive: Driver) -> None:
+    """A JSON line nested past the interpreter's limit once ended the daemon
+    (a RecursionError out of its listener), and every session with it."""
+    drive("start", "one", "--", *QUICK)
+    answer = _raw_request(drive, b"[" * 100_000 + b"\n")
+    assert answer["ok"] is False
+    assert answer["error"] == {"type": "BadRequest",  # type: ignore[comparison-overlap]
+                               "message": "not a request: nested too deeply"}
+    assert drive("status", "one", "--json").json()["state"] == "running"
+    drive("stop", "one")
+
+
+def test_a_regex_too_large_to_build_is_a_usage_error_not_an_internal_one(drive: Driver) -> None:
+    drive("start", "one", "--", *QUICK)
+    for pattern in ("a{99999999999}", "(" * 5000):
+        refused = drive("wait", "one", "--regex", pattern, "--timeout", "5", check=2)
+        assert "a regex does not compile" in refused.err, refused.err
+    assert drive("status", "one", "--json").json()["state"] == "running"
+    drive("stop", "one")
+
+
+def test_a_quiet_of_zero_seconds_is_a_step_of_the_test(drive: Driver) -> None:
+    """``--quiet 0`` once dropped out of the noted step (``0.0 == False``),
+    and the recording could not be made into a test."""
+    drive("start", "one", "--", *QUICK)
+    drive("wait", "one", "--quiet", "0")
+    stop = drive("stop", "one", "--test", "test_one.py", "--json").json()
+    assert stop["ok"] is True, stop
+    assert "Quiet(0" in (drive.cwd / "test_one.py").read_text()

@@ -146,7 +146,7 @@ def driven_steps(recording: Recording) -> list[Step]:
             if not isinstance(data, dict):
                 raise ArgumentError("not a JSON object")
             steps.append(_checked(data))
-        except (ValueError, ArgumentError) as exc:
+        except (ValueError, ArgumentError, RecursionError) as exc:
             raise RecordingError(f"{recording.path}: the driven step noted at byte {where} "
                                  f"cannot be read: {exc}") from None
     return steps

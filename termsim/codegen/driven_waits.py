@@ -122,7 +122,8 @@ class WaitSpec:
         out: dict[str, Any] = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
-            if value not in (None, False, []):
+            # By identity: ``0.0 == False``, and ``--quiet 0`` is asked for.
+            if not (value is None or value is False or value == [] or value == ()):
                 out[name] = list(value) if isinstance(value, tuple) else value
         return out
 
@@ -150,7 +151,8 @@ class WaitSpec:
                 parts.append(Quiet(self.quiet))
             if self.title is not None:
                 parts.append(Title(self.title))
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:
+            # (``a{99999999999}`` overflows, ``((((...`` recurses: both a pattern's fault.)
             raise ArgumentError(f"a regex does not compile: {exc}") from None
         except ValueError as exc:
             raise ArgumentError(str(exc)) from None

@@ -35,7 +35,7 @@ from .paths import (
     socket_path,
     user_name,
 )
-from .protocol import MAX_LINE, VERSION, decode, encode
+from .protocol import MAX_LINE, MAX_REQUEST, VERSION, decode, encode
 from .reaper import MARKER
 
 #: How long a new daemon may take to listen (a loaded machine starts Python slowly).
@@ -69,9 +69,15 @@ def _connect(path: Path) -> socket.socket | None:
 
 
 def _exchange(sock: socket.socket, request: dict[str, Any], log: Path) -> dict[str, Any]:
+    line = encode({**request, "version": VERSION})
+    if len(line) > MAX_REQUEST:
+        sock.close()
+        raise DriveError(f"this request is {len(line) / 1e6:.1f} MB, and the daemon takes "
+                         f"{MAX_REQUEST / 1e6:.1f} MB at most: send the text in parts",
+                         status=2, kind="BadRequest")
     with sock:
         try:
-            sock.sendall(encode({**request, "version": VERSION}))
+            sock.sendall(line)
         except (BrokenPipeError, ConnectionResetError):
             pass  # refused before it read the request: its answer says why
         chunks: list[bytes] = []
@@ -139,13 +145,19 @@ def _spawn_daemon(directory: Path) -> None:
         os.set_inheritable(write, True)
         # Detached (a session of its own, nothing of this process's but the
         # pipe and the log), and never waited for: it outlives this command.
+        # Every other descriptor this command inherited is closed in it: a
+        # pipe a caller holds (a CI step's, make's jobserver) must not stay
+        # open for as long as the daemon lives.
+        inherited = [(os.POSIX_SPAWN_CLOSE, fd) for fd in _open_fds()
+                     if fd > 2 and fd not in (write, log)]
         os.posix_spawn(
             sys.executable,
             [sys.executable, "-m", "termsim.drive", "daemon", "--ready-fd", str(write)],
             env,
             file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                           (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                          (os.POSIX_SPAWN_DUP2, log, 2)],
+                          (os.POSIX_SPAWN_DUP2, log, 2), (os.POSIX_SPAWN_CLOSE, log),
+                          *inherited],
             setsid=True)
     finally:
         os.close(write)
@@ -161,6 +173,26 @@ def _spawn_daemon(directory: Path) -> None:
     what = "did not say it was ready" if said == "" else f"said {said!r}"
     raise DriveError(f"the daemon {what} within {READY_TIMEOUT:g} s; its log: "
                      f"{directory / LOG}")
+
+
+def _open_fds() -> list[int]:
+    """This process's open file descriptors (Linux's /proc, the BSDs' and
+    macOS's /dev/fd; none known elsewhere)."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        fds = []
+        for name in names:
+            try:
+                fd = int(name)
+                os.fstat(fd)  # the listing's own descriptor is closed by now
+            except (ValueError, OSError):
+                continue
+            fds.append(fd)
+        return fds
+    return []
 
 
 def _read_line(fd: int, timeout: float) -> str:

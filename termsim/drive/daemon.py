@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -47,7 +48,7 @@ from .paths import (
     try_lock,
     user_name,
 )
-from .protocol import MAX_LINE, VERSION, decode, encode
+from .protocol import MAX_REQUEST, VERSION, decode, encode
 from .reaper import MARKER
 from .service import Sessions
 
@@ -121,8 +122,12 @@ def run_daemon(directory: Path, *, grace: float, ready_fd: int | None = None) ->
         path = socket_path(directory)
         lock = try_lock(directory / LOCK)
         if lock is None:
+            holder = lock_holder(directory / LOCK)
+            if _answers(path):
+                raise DriveError(f"a termsim drive daemon already runs (pid {holder}), "
+                                 f"listening on {path}: its sessions are there")
             raise DriveError(
-                f"another termsim drive daemon (pid {lock_holder(directory / LOCK)}) holds "
+                f"another termsim drive daemon (pid {holder}) holds "
                 f"{directory / LOCK}, but its socket {path} does not answer: end it (kill "
                 "that pid), and the next termsim drive start starts a new one")
         os.ftruncate(lock, 0)
@@ -133,6 +138,10 @@ def run_daemon(directory: Path, *, grace: float, ready_fd: int | None = None) ->
         _tell(ready_fd, f"error: {exc}")
         sys.stderr.write(f"termsim drive daemon: {exc}\n")
         return 1
+    # The daemon holds no directory of anyone's busy, and what its sessions
+    # say of paths (a failed wait's recording) is absolute, not relative to
+    # whichever client happened to start it.
+    os.chdir("/")
     warnings.simplefilter("ignore", TermsimWarning)  # told in the answers instead
     token = os.urandom(8).hex()
     reaper = Reaper(f"{MARKER}={token}")
@@ -148,6 +157,19 @@ def run_daemon(directory: Path, *, grace: float, ready_fd: int | None = None) ->
                         reaper.proc.pid)
         os.close(lock)
     return 0
+
+
+def _answers(path: Path) -> bool:
+    """Whether a daemon listens at ``path`` now (a connection is accepted)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(2.0)
+        sock.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        sock.close()
+    return True
 
 
 #: How long a stopping daemon waits for its reaper's last check (it ends
@@ -177,7 +199,7 @@ async def _serve(path: Path, grace: float, ready_fd: int | None, reaper: Reaper,
         async with listener, anyio.create_task_group() as group:
             sessions = Sessions(group, marker={MARKER: token}, on_start=reaper.tell,
                                 about=about)
-            group.start_soon(listener.serve, partial(_connection, sessions))
+            group.start_soon(_serve_connections, listener, sessions)
             group.start_soon(_signals, sessions, stop)
             _tell(ready_fd, "ready")
             if ready_fd is None:
@@ -223,8 +245,59 @@ async def _signals(sessions: Sessions, stop: anyio.Event) -> None:
             return
 
 
+#: How long a client may take to send its request line, and to read an
+#: answer: a connection that says nothing, or reads nothing, is closed
+#: rather than held (each holds a file descriptor and a task).
+REQUEST_WITHIN = 10.0
+#: Connections served at once; past it a new one waits to be accepted (the
+#: kernel's backlog holds it), so that idle clients cannot use up the
+#: daemon's file descriptors.
+MOST_CONNECTIONS = 64
+
+
+async def _serve_connections(listener: Any, sessions: Sessions) -> None:
+    """Accept connections and serve each in a task of its own, at most
+    :data:`MOST_CONNECTIONS` at once. Running out of file descriptors (or a
+    connection aborted before it was accepted) is waited out, not fatal:
+    anyio's ``serve`` would end the daemon, and every session with it."""
+    limit = anyio.Semaphore(MOST_CONNECTIONS)  # released by the connection's own task
+    async with anyio.create_task_group() as group:
+        while True:
+            await limit.acquire()
+            try:
+                stream = await listener.accept()
+            except OSError as exc:  # EMFILE, ENFILE, ECONNABORTED...
+                limit.release()
+                log.warning("termsim drive: accept failed (%s); trying again", exc)
+                await anyio.sleep(0.1)  # not a synchronization: a back-off from EMFILE
+                continue
+
+            async def serve(stream: anyio.abc.SocketStream = stream) -> None:
+                try:
+                    await _connection(sessions, stream)
+                finally:
+                    limit.release()
+
+            group.start_soon(serve)
+
+
 async def _connection(sessions: Sessions, stream: anyio.abc.SocketStream) -> None:
-    """One request, one answer; a peer of another user gets a refusal."""
+    """One request, one answer; a peer of another user gets a refusal.
+    Whatever a request holds, it never ends the daemon: an error while
+    serving it is answered (and logged), not raised."""
+    try:
+        await _one_connection(sessions, stream)
+    except Exception as exc:  # a bug of termsim's: this client's, not every session's end
+        log.exception("termsim drive: serving a request failed")
+        with anyio.CancelScope(shield=True), anyio.move_on_after(REQUEST_WITHIN):
+            await _send(stream, error_answer("request", None, DriveError(
+                f"internal error: {type(exc).__name__}: {exc} (please report it)",
+                status=3, kind="InternalError")))
+        with anyio.CancelScope(shield=True):
+            await stream.aclose()
+
+
+async def _one_connection(sessions: Sessions, stream: anyio.abc.SocketStream) -> None:
     async with stream:
         raw = stream.extra(anyio.abc.SocketAttribute.raw_socket)
         uid = peer_uid(raw)
@@ -237,9 +310,10 @@ async def _connection(sessions: Sessions, stream: anyio.abc.SocketStream) -> Non
             return
         buffered = BufferedByteReceiveStream(stream)
         try:
-            line = await buffered.receive_until(b"\n", MAX_LINE)
+            with anyio.fail_after(REQUEST_WITHIN):
+                line = await buffered.receive_until(b"\n", MAX_REQUEST)
             request = decode(line)
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError):
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, TimeoutError):
             return
         except (anyio.DelimiterNotFound, ValueError) as exc:
             await _send(stream, error_answer("request", None, DriveError(
@@ -253,7 +327,8 @@ async def _connection(sessions: Sessions, stream: anyio.abc.SocketStream) -> Non
             return
         if request.get("verb") != "wait":
             with anyio.CancelScope(shield=True):  # an input, a start, a stop: whole or not
-                await _send(stream, await sessions.handle(request))
+                answer = await sessions.handle(request)
+            await _send(stream, answer)
             return
         waited = await _cancelled_with_client(sessions, request, buffered)
         if waited is not None:
@@ -282,7 +357,11 @@ async def _cancelled_with_client(sessions: Sessions, request: dict[str, Any],
 
 
 async def _send(stream: anyio.abc.SocketStream, answer: dict[str, Any]) -> None:
-    try:
-        await stream.send(encode(answer))
-    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-        pass  # the client is gone
+    """Send ``answer``; a client that does not read it within
+    :data:`REQUEST_WITHIN` seconds loses it (it must not hold the daemon,
+    or its stopping, for ever)."""
+    with anyio.move_on_after(REQUEST_WITHIN):
+        try:
+            await stream.send(encode(answer))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            pass  # the client is gone

@@ -14,8 +14,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-#: The longest request or answer line (a paste, a screen of 1000x1000).
+#: The longest answer line (a screen of 1000x1000 cells is about 18 MB).
 MAX_LINE = 64 * 1024 * 1024
+#: The longest request line (a paste of a few MB): what the daemon holds for
+#: one connection before it has a whole request.
+MAX_REQUEST = 4 * 1024 * 1024
 #: The version a client and a daemon speak; a mismatch is refused.
 VERSION = 1
 
@@ -27,7 +30,10 @@ def encode(message: dict[str, Any]) -> bytes:
 
 def decode(line: bytes) -> dict[str, Any]:
     """The object one line holds; ValueError if it holds none."""
-    value = json.loads(line.decode("utf-8"))
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except RecursionError:  # nested past the interpreter's limit: no request of ours is
+        raise ValueError("nested too deeply") from None
     if not isinstance(value, dict):
         raise ValueError("not a JSON object")
     return value

@@ -141,7 +141,9 @@ class Sessions:
 
     def _term(self, name: str | None) -> tuple[Held, Session]:
         held = self._get(name)
-        assert held.term is not None
+        if held.term is None:  # its start has not answered yet
+            raise DriveError(f"session {held.name!r} is still starting: wait for its "
+                             "start to answer, then ask again", kind="Starting")
         return held, held.term
 
     def _warnings(self, held: Held) -> dict[str, Any]:
