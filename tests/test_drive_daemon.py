@@ -277,3 +277,4 @@ def test_a_quiet_of_zero_seconds_is_a_step_of_the_test(drive: Driver) -> None:
     stop = drive("stop", "one", "--test", "test_one.py", "--json").json()
     assert stop["ok"] is True, stop
     assert "Quiet(0" in (drive.cwd / "test_one.py").read_text()
+

@@ -68,6 +68,10 @@ def _connect(path: Path) -> socket.socket | None:
     return sock
 
 
+#: How many times a start tries again when the daemon it reached was ending.
+ENDING_RETRIES = 3
+
+
 def _exchange(sock: socket.socket, request: dict[str, Any], log: Path) -> dict[str, Any]:
     line = encode({**request, "version": VERSION})
     if len(line) > MAX_REQUEST:
@@ -109,13 +113,27 @@ def send(request: dict[str, Any], *, start_daemon: bool = False) -> dict[str, An
     sock = _connect(path)
     if sock is None and start_daemon:
         sock = _start_daemon(directory, path)
+    for _ in range(ENDING_RETRIES):
+        if sock is None:
+            break
+        try:
+            return _exchange(sock, request, directory / LOG)
+        except ConnectionResetError:
+            # The daemon was ending (idle past its grace) as this connected:
+            # it reset the connection unread. A start starts a new one.
+            if not start_daemon:
+                raise DriveError("the termsim drive daemon ended as this request came (it "
+                                 "had no session left); start a session with termsim drive "
+                                 "start NAME -- COMMAND...", kind="NoDaemon") from None
+            sock = _start_daemon(directory, path)
     if sock is None:
         stale = path.exists()
         why = (f"the socket {path} is stale (its daemon is gone: killed, or the machine "
                "restarted)" if stale else f"nothing listens at {path}")
         raise DriveError(f"no termsim drive daemon is running ({why}); start a session with "
                          "termsim drive start NAME -- COMMAND...", kind="NoDaemon")
-    return _exchange(sock, request, directory / LOG)
+    raise DriveError(f"the termsim drive daemon at {path} kept ending as this request came; "
+                     f"its log: {directory / LOG}")
 
 
 def _start_daemon(directory: Path, path: Path) -> socket.socket:

@@ -43,6 +43,7 @@ from .paths import (
     check_private_dir,
     check_socket,
     lock_holder,
+    lock_within,
     peer_uid,
     socket_path,
     try_lock,
@@ -121,6 +122,8 @@ def run_daemon(directory: Path, *, grace: float, ready_fd: int | None = None) ->
         check_private_dir(directory)
         path = socket_path(directory)
         lock = try_lock(directory / LOCK)
+        if lock is None and not _answers(path):
+            lock = lock_within(directory / LOCK, LOCK_WAIT)  # one that is ending
         if lock is None:
             holder = lock_holder(directory / LOCK)
             if _answers(path):
@@ -148,6 +151,9 @@ def run_daemon(directory: Path, *, grace: float, ready_fd: int | None = None) ->
     try:
         anyio.run(partial(_serve, path, grace, ready_fd, reaper, token))
     finally:
+        # Its sessions are stopped and it listens no more: a new daemon may
+        # start now (a start that came as this one ended waits for this).
+        os.close(lock)
         reaper.close()
         try:
             # Its check that nothing is left: once this daemon is gone, so is all of it.
@@ -155,8 +161,11 @@ def run_daemon(directory: Path, *, grace: float, ready_fd: int | None = None) ->
         except subprocess.TimeoutExpired:
             log.warning("termsim drive: the reaper (pid %d) is still checking",
                         reaper.proc.pid)
-        os.close(lock)
     return 0
+
+
+#: How long a new daemon waits for one that is ending to let go of the lock.
+LOCK_WAIT = 15.0
 
 
 def _answers(path: Path) -> bool:

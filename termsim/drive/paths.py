@@ -30,6 +30,7 @@ import stat
 import struct
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 #: The variable that names the directory (tests and several daemons at once).
@@ -169,6 +170,28 @@ def try_lock(path: Path) -> int | None:
         os.close(fd)
         return None
     return fd
+
+
+def lock_within(path: Path, seconds: float) -> int | None:
+    """As :func:`try_lock`, waiting up to ``seconds`` for a holder that is
+    letting go (a daemon that is ending holds the lock until its sessions
+    are stopped). The wait is the kernel's (a blocking ``flock`` in a
+    thread), not a polling loop; None if it is still held then."""
+    fd = try_lock(path)
+    if fd is not None:
+        return fd
+    taken: list[int] = []
+
+    def take() -> None:
+        waiting = open_private(path, os.O_RDWR)
+        fcntl.flock(waiting, fcntl.LOCK_EX)
+        taken.append(waiting)
+
+    # A daemon thread: if the holder never lets go, the process ends without it.
+    worker = threading.Thread(target=take, name="termsim-drive-lock", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return taken[0] if taken else None
 
 
 def lock_holder(path: Path) -> str:
