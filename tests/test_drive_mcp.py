@@ -7,6 +7,8 @@ Needs the ``mcp`` SDK (the ``mcp`` extra); skipped without it.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -14,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, inherited_env
-from drive_steps import Driver, cli_has_drive, drive_in
+from conftest import ROOT, inherited_env, program
+from drive_steps import Driver, cli_has_drive, drive_in, wait_gone
 from test_docs import docs_fence
 
 from termsim.codegen.driven import driven_steps, generate
 from termsim.files import Recording
+from termsim.live.process import is_running
 
 mcp = pytest.importorskip("mcp")
 from mcp.client.stdio import stdio_client  # noqa: E402
@@ -129,3 +132,31 @@ async def test_the_same_steps_through_mcp_give_the_same_screens_and_recording(
         return source[source.index("async def drive"):source.index("async def test_")]
 
     assert body(mcp_recording) == body(shell_recording)
+
+
+async def test_an_mcp_server_killed_with_sigkill_leaves_no_program(tmp_path: Path) -> None:
+    """``termsim mcp`` gives its programs the daemon's mark and tells a
+    reaper of them, as the daemon does: killed with SIGKILL (an agent's
+    client crashing takes its server down), it leaves none of them running,
+    not even a grandchild in a session of its own that ignores SIGHUP and
+    SIGTERM. (Before, they were reparented to init and ran on.)"""
+    command = _server()
+    params = mcp.StdioServerParameters(command=command[0], args=command[1:], cwd=str(tmp_path),
+                                       env=inherited_env())
+    async with stdio_client(params) as (read, write), mcp.ClientSession(read, write) as client:
+        await client.initialize()
+
+        async def call(tool: str, **arguments: Any) -> dict[str, Any]:
+            failed, answer = _answer(await client.call_tool(tool, arguments))
+            assert not failed and answer["ok"], answer
+            return answer
+
+        await call("start", name="stubborn", command=program("stubborn.py", "--setsid"))
+        found = await call("wait", name="stubborn", regex=[r"PIDS ([\d ]+) END"], timeout=30)
+        pids = [int(p) for p in found["match"]["groups"][0].split()]
+        assert len(pids) == 3 and all(is_running(p) for p in pids)
+        server = (await call("status"))["holder"]["pid"]
+        os.kill(server, signal.SIGKILL)
+        assert wait_gone(server)
+        for pid in pids:
+            assert wait_gone(pid), f"{pid} outlived its MCP server"

@@ -20,6 +20,8 @@ Both its lines of releases are served: ``MCPServer`` (mcp 2) and
 import importlib
 import json
 import os
+import signal
+import subprocess
 import sys
 import warnings
 from collections.abc import Callable
@@ -29,7 +31,9 @@ from typing import Any
 import anyio
 
 from ..errors import TermsimWarning
+from .daemon import REAPER_WAIT, Reaper
 from .paths import RECORD_DIR
+from .reaper import MARKER
 from .service import Sessions
 
 INSTALL = "pip install 'termsim[mcp]'"
@@ -198,20 +202,34 @@ def _register(app: Any, sessions: Sessions) -> None:
                           "test": _absolute(test) if test else None})
 
 
-async def serve() -> None:
-    """Serve the tools over stdio until the client closes it, then end the
-    sessions (their recordings close)."""
+async def serve(reaper: Reaper | None = None, token: str = "") -> None:
+    """Serve the tools over stdio until the client closes it (or a SIGTERM,
+    SIGHUP or SIGINT comes), then end the sessions (their recordings close).
+    ``reaper``: told of each program, as the daemon's is, so that a server
+    killed with SIGKILL leaves no program behind either."""
     server = _server_class()
     warnings.simplefilter("ignore", TermsimWarning)  # in the answers instead
     app = server(name="termsim", instructions=INSTRUCTIONS)
     async with anyio.create_task_group() as group:
-        sessions = Sessions(group, about=lambda: {"pid": os.getpid(), "server": "mcp",
-                                                  "cwd": str(Path.cwd())})
+        sessions = Sessions(group, marker={MARKER: token} if reaper else None,
+                            on_start=reaper.tell if reaper else None,
+                            about=lambda: {"pid": os.getpid(), "server": "mcp",
+                                           "cwd": str(Path.cwd())})
         _register(app, sessions)
+
+        async def until_signalled() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP,
+                                            signal.SIGINT) as got:
+                async for _ in got:
+                    group.cancel_scope.cancel()  # then the sessions end, below
+                    return
+
+        group.start_soon(until_signalled)
         try:
             await app.run_stdio_async()
         finally:
-            await sessions.stop_all()
+            with anyio.CancelScope(shield=True):
+                await sessions.stop_all()
             group.cancel_scope.cancel()
 
 
@@ -222,10 +240,18 @@ def run(args: Any = None) -> int:
     except MissingSDK as exc:
         sys.stderr.write(f"{exc}\n")
         return 1
+    token = os.urandom(8).hex()
+    reaper = Reaper(f"{MARKER}={token}")
     try:
-        anyio.run(serve)
+        anyio.run(serve, reaper, token)
     except KeyboardInterrupt:
         return 130
+    finally:
+        reaper.close()
+        try:
+            reaper.proc.wait(timeout=REAPER_WAIT)  # its check that nothing is left
+        except subprocess.TimeoutExpired:
+            pass
     return 0
 
 
