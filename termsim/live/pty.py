@@ -813,7 +813,8 @@ class PtySource:
             except OSError as exc:
                 raise SessionClosed(f"cannot write to the program: {exc}") from None
             if n:
-                self.reads.wrote(bytes(view[:n]), index if n == len(view) else None)
+                self.reads.wrote(bytes(view[:n]), index if n == len(view) else None,
+                                 raw=index is not None)
                 view = view[n:]
             if not view:
                 if index is not None:
@@ -830,7 +831,8 @@ class PtySource:
                         except BlockingIOError:
                             await anyio.wait_writable(self.fd)
                             continue
-                        self.reads.wrote(bytes(view[:n]), index if n == len(view) else None)
+                        self.reads.wrote(bytes(view[:n]), index if n == len(view) else None,
+                                         raw=index is not None)
                         view = view[n:]
             if index is not None:
                 self._reads_pending.set()

@@ -133,11 +133,22 @@ class ReadTracker:
         """Bytes written that the program is not known to have read."""
         return self.written - self._consumed
 
-    def wrote(self, data: bytes, index: int | None) -> None:
-        """``data`` was written to the PTY; ``index``: the mark of a tracked input."""
+    def wrote(self, data: bytes, index: int | None, *, raw: bool = False) -> None:
+        """``data`` was written to the PTY; ``index``: the mark of a tracked
+        input; ``raw``: it was written while the tty was raw.
+
+        Bytes written while the tty is raw can never hide in a line being
+        typed: if the program goes back to line mode before it reads them,
+        the kernel hands them over as a line of their own (``n_tty_set_termios``
+        sets ``canon_head`` to ``read_head`` and ``push``), which ``FIONREAD``
+        counts. So they end a line here, and an empty queue after a switch
+        to line mode proves them read (a program that reads a key raw, goes
+        back to line mode and then answers was once never seen to read it)."""
         self.written += len(data)
         last = max(data.rfind(c) for c in _LINE_ENDS)
-        if last >= 0:
+        if raw:
+            self._line_end = self.written
+        elif last >= 0:
             self._line_end = self.written - len(data) + last + 1
         self._writes.append(_Written(index, self.written))
 
