@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import pyte
 from pyte import modes as mo
 from pyte.screens import Char, StaticDefaultDict
 
+from .profiles import XTERM, Profile
 from .screen_cells import (
     _BLANK,
     _REVERSE_BLANK,
@@ -29,16 +30,6 @@ from .screen_cells import (
 )
 from .screen_segments import KeptSegments
 
-if TYPE_CHECKING:
-    from .profiles import Profile
-
-
-def _xterm() -> Profile:
-    # Imported here: the profiles' table reads the queries' constants, which
-    # read this module.
-    from .profiles import XTERM
-
-    return XTERM
 
 class ScreenState(pyte.Screen):
     """pyte's ``Screen`` with the state termsim adds; the concerns build on it."""
@@ -58,7 +49,7 @@ class ScreenState(pyte.Screen):
         self.title_stack: list[str] = []
         #: The terminal this screen answers as (``profiles.py``): xterm's
         #: answers unless the ``Terminal`` is given another profile.
-        self.profile: Profile = _xterm()
+        self.profile: Profile = XTERM
         #: The kitty keyboard protocol's flag stacks (``CSI > flags u``...),
         #: one for the main screen and one for the alternate screen, as
         #: kitty keeps them (keyboard-protocol.rst: "Terminals must maintain
