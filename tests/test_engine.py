@@ -40,11 +40,6 @@ from termsim.events import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Script:
     """A source whose program is a list of events, applied on a virtual clock."""
 
