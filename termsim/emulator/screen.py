@@ -113,6 +113,7 @@ from .screen_modes import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, ModeOps
 from .screen_palette import PaletteOps
 from .screen_resize import ResizeOps
 from .screen_scroll import ScrollOps
+from .screen_segments import KeptSegments
 from .screen_tabs import TabOps
 
 __all__ = [
@@ -145,6 +146,11 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, Pal
         self.modify_other_keys = 0
         self._glyphs = {}
         self._blanks = {}
+        self._single = None
+        self._segments = KeptSegments()
+        self._backed = None
+        self.saved_modes = {}
+        self.selective = False
         self._reset_g2_g3()
 
     def soft_reset(self) -> None:
