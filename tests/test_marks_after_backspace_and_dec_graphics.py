@@ -1,4 +1,4 @@
-"""Round three of real programs: a combining mark after BS, DEC line drawing.
+"""A combining mark after BS, and DEC line drawing, as xterm draws them.
 
 * A combining mark right after BS or CUB joins the cell the cursor is on, as
   in xterm (a cursor move clears its ``char_was_written``, and ``doparsing``

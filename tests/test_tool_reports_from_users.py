@@ -1,6 +1,6 @@
-"""Real programs, round three: tools that failed their user.
+"""Tools that failed their users: each test is one report.
 
-Each test is one report of the issue: a pattern ending in a blank that never
+The reports: a pattern ending in a blank that never
 matched and a failure that did not say why; ``termsim record`` with stdin
 not a terminal; shaking from another directory; ``termsim diff``'s screens;
 noise in what the plugin and the CLI print.
