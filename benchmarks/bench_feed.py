@@ -22,6 +22,17 @@
    same feeds; the median of many builds, in microseconds (the feeds are not
    timed).
 
+A native core beside them: ``pyghostty`` (Ghostty's ``libghostty-vt``,
+Zig, loaded through cffi) is fed the same chunks in the same rotation, a
+fresh ``pyghostty.Terminal(80, 24, scrollback=GHOSTTY_SCROLLBACK)`` each
+time, and reported as "ghostty MB/s" and "ghostty/pyte". Its feed rate
+depends on the scrollback it keeps (``--ghostty-scrollback``, default
+10,000 lines, pyghostty's own default); its time is the feed only, its
+screen lives in native memory with nothing to build (reading every cell
+back through cffi costs more than the feed and is not measured). Without
+pyghostty (it has a wheel for x86_64 Linux only) the columns are left out,
+with a note.
+
 With ``--previous CHECKOUT`` (a git worktree of an older commit), the
 throughput table gains "previous", that termsim's ratio to pyte, and
 "now/previous", this one's ratio over that one (above 1: this one is
@@ -49,8 +60,8 @@ and the screen comparison are measured in this process, as without
 (``Terminal``, ``feed``, ``screen.runs``), so any checkout runs them.
 
 Usage: ``python benchmarks/bench_feed.py [--reps 5] [--quick] [--previous
-CHECKOUT]`` (after ``make_streams.py``). ``--quick``: 2 repetitions and 100
-snapshot builds per cell, a smoke run.
+CHECKOUT] [--ghostty-scrollback 10000]`` (after ``make_streams.py``).
+``--quick``: 2 repetitions and 100 snapshot builds per cell, a smoke run.
 """
 
 from __future__ import annotations
@@ -69,6 +80,11 @@ from _previous import in_checkout
 
 import termsim
 
+try:
+    import pyghostty
+except ImportError:  # the native column is left out, with a note
+    pyghostty = None
+
 DATA = Path(__file__).resolve().parent / "data"
 WORKLOADS = ("logs.bin", "colour.bin", "sgr.bin", "seq.bin", "ptk.bin", "fullscreen.bin")
 CHUNK = 4096
@@ -80,6 +96,8 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 SIZES = ((80, 24), (200, 60))
 LEAVE_ALTERNATE = b"\x1b[?1049l"
 MAX_DIFF_ROWS = 3
+#: Lines of scrollback the pyghostty terminal keeps (pyghostty's default).
+GHOSTTY_SCROLLBACK = 10_000
 
 
 def chunks_of(data: bytes) -> list[bytes]:
@@ -102,6 +120,20 @@ def run_pyte(chunks: list[bytes], clock: Callable[[], float] = time.perf_counter
         except Exception as exc:
             errors[type(exc).__name__] += 1
     return clock() - t0, screen, errors
+
+
+def run_ghostty(chunks: list[bytes], clock: Callable[[], float] = time.perf_counter,
+                scrollback: int = GHOSTTY_SCROLLBACK) -> float:
+    """The native core: the chunks fed into a fresh pyghostty terminal."""
+    terminal = pyghostty.Terminal(80, 24, scrollback=scrollback)
+    try:
+        gc.collect()
+        t0 = clock()
+        for chunk in chunks:
+            terminal.feed(chunk)
+        return clock() - t0
+    finally:
+        terminal.close()
 
 
 def all_cells(terminal: termsim.emulator.Terminal) -> None:
@@ -215,12 +247,20 @@ def versus_previous(previous: str, repeats: int) -> dict[str, dict[str, list[flo
     return out
 
 
-def throughput(repeats: int = REPEATS, previous: str | None = None) -> list[str]:
+def throughput(repeats: int = REPEATS, previous: str | None = None,
+               scrollback: int = GHOSTTY_SCROLLBACK) -> list[str]:
     notes: list[str] = []
     compared = versus_previous(previous, repeats) if previous else None
+    native = pyghostty is not None
     print(f"Feed throughput: {CHUNK}-byte chunks, 80x24, median of {repeats} alternating "
           "repetitions;")
     print("termsim/pyte is the throughput ratio (above 1: termsim is faster)")
+    if native:
+        print(f"ghostty: pyghostty {pyghostty.__version__} (libghostty-vt, native), "
+              f"scrollback={scrollback} lines, feed only; ghostty/pyte its ratio")
+    else:
+        notes.append("  ghostty columns left out: pyghostty is not installed (the test "
+                     "extra has it on x86_64 Linux)")
     print("warm: the same terminal fed the stream a second time (sequences met before)")
     if previous:
         print(f"previous: {previous}'s termsim, its ratio to pyte; now/previous: "
@@ -230,31 +270,38 @@ def throughput(repeats: int = REPEATS, previous: str | None = None) -> list[str]
               "from CPU time")
     print(f"{'workload':<15} {'MB':>5} {'pyte MB/s':>10} {'termsim MB/s':>13} "
           f"{'termsim/pyte':>13} {'warm/pyte':>10} {'pyte errors':>12} {'screens':>9}"
+          + (f" {'ghostty MB/s':>13} {'ghostty/pyte':>13}" if native else "")
           + (f" {'previous':>9} {'now/previous':>13}" if previous else ""))
     for name in WORKLOADS:
         data = workload(name)
         chunks = chunks_of(data)
         pyte_times: list[float] = []
         ours_times: list[float] = []
+        native_times: list[float] = []
         clock = time.perf_counter if compared is None else time.process_time
         warm_times = [run_termsim_warm(chunks, clock) for _ in range(repeats)]
         if compared is None:
             for rep in range(repeats):
-                order: tuple[str, str] = (("pyte", "termsim") if rep % 2 == 0
-                                          else ("termsim", "pyte"))
+                # pyte, termsim, ghostty rotated: each goes first in turn.
+                order = ["pyte", "termsim"] + (["ghostty"] if native else [])
+                order = order[rep % len(order):] + order[:rep % len(order)]
                 for which in order:
                     if which == "pyte":
                         elapsed, screen, errors = run_pyte(chunks)
                         pyte_times.append(elapsed)
-                    else:
+                    elif which == "termsim":
                         elapsed, terminal = run_termsim(chunks)
                         ours_times.append(elapsed)
+                    else:
+                        native_times.append(run_ghostty(chunks, scrollback=scrollback))
         else:  # the figures come from the passes; here only the screens and errors
             screen, errors = run_pyte(chunks)[1:]
             terminal = run_termsim(chunks)[1]
             by = compared[name]
             pyte_times = by["now pyte"] + by["previous pyte"]
             ours_times = by["now termsim"]
+            if native:  # CPU time, as the passes' pyte
+                native_times = [run_ghostty(chunks, clock, scrollback) for _ in range(repeats)]
         mb = len(data) / 1e6
         pyte_rate = mb / statistics.median(pyte_times)
         ours_rate = mb / statistics.median(ours_times)
@@ -266,6 +313,9 @@ def throughput(repeats: int = REPEATS, previous: str | None = None) -> list[str]
         line = (f"{name:<15} {mb:5.2f} {pyte_rate:10.2f} {ours_rate:13.2f} "
                 f"{ratio:13.2f} {warm_rate / pyte_rate:10.2f} {n_errors:12d} "
                 f"{'same' if not diff else f'{len(diff) // 2} rows':>9}")
+        if native:
+            native_rate = mb / statistics.median(native_times)
+            line += f" {native_rate:13.2f} {native_rate / pyte_rate:13.2f}"
         if compared is not None:
             before = statistics.median(compared[name]["previous ratio"])
             line += f" {before:9.2f} {ratio / before:13.3f}"
@@ -363,6 +413,9 @@ def main() -> int:
                         f"{QUICK_SNAPSHOT_ITERATIONS} snapshot builds")
     parser.add_argument("--previous", metavar="CHECKOUT",
                         help="another termsim checkout to compare with")
+    parser.add_argument("--ghostty-scrollback", type=int, default=GHOSTTY_SCROLLBACK,
+                        metavar="LINES", help="scrollback lines of the pyghostty terminal "
+                        f"(default {GHOSTTY_SCROLLBACK})")
     args = parser.parse_args()
     repeats = args.reps or (QUICK_REPEATS if args.quick else REPEATS)
     iterations = QUICK_SNAPSHOT_ITERATIONS if args.quick else SNAPSHOT_ITERATIONS
@@ -370,7 +423,7 @@ def main() -> int:
           f"{termsim.__version__}")
     print()
     previous = str(Path(args.previous).resolve()) if args.previous else None
-    notes = throughput(repeats, previous)
+    notes = throughput(repeats, previous, args.ghostty_scrollback)
     if notes:
         print()
         print("Notes:")

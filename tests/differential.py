@@ -755,25 +755,26 @@ class Finding:
         return "\n".join(lines)
 
 
-def side_by_side(ours: View, theirs: View) -> list[str]:
+def side_by_side(ours: View, theirs: View, name: str = "tmux") -> list[str]:
     """Both screens, row by row (``*`` marks rows that differ), then the
-    cursor, the modes and the first cells whose looks differ."""
+    cursor, the modes and the first cells whose looks differ; ``name``: the
+    other terminal's."""
     width = max(ours.cols, 7)
-    out = [f"      {'termsim':<{width + 2}}  tmux"]
+    out = [f"      {'termsim':<{width + 2}}  {name}"]
     for r in range(ours.rows):
         a, b = ours.lines[r], theirs.lines[r]
         mark = "*" if a != b else " "
         out.append(f"  {r:>2}{mark} |{a:<{width}}|  |{b:<{width}}|")
-    out.append(f"  cursor (row, col): termsim {ours.cursor}, tmux {theirs.cursor}"
+    out.append(f"  cursor (row, col): termsim {ours.cursor}, {name} {theirs.cursor}"
                + (f"; {theirs.note}" if theirs.note else ""))
     if ours.modes != theirs.modes:
-        out.append(f"  modes: termsim {dict(ours.modes)}, tmux {dict(theirs.modes)}")
+        out.append(f"  modes: termsim {dict(ours.modes)}, {name} {dict(theirs.modes)}")
     shown = 0
     for r, (mine, tmux) in enumerate(zip(ours.cells, theirs.cells, strict=True)):
         for c in range(min(len(mine), len(tmux))):
             if mine[c] != tmux[c] and shown < 6:
                 out.append(f"  cell {r},{c}: termsim {mine[c][0]!r} {_described(mine[c][1])}; "
-                           f"tmux {tmux[c][0]!r} {_described(tmux[c][1])}")
+                           f"{name} {tmux[c][0]!r} {_described(tmux[c][1])}")
                 shown += 1
     return out
 
