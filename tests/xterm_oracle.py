@@ -289,6 +289,14 @@ class Xterm:
         self._write(b"\x1b[5i\f\x1b[4i")
         self._read_until(self._printed, _FORM_FEED, "the printer's first page")
 
+    def restart(self) -> None:
+        """Start afresh, in place (xterm itself exited): whoever holds this
+        object closes the new xterm as it would have closed the old one."""
+        self.close()
+        self._tmp = tempfile.TemporaryDirectory(prefix="termsim-xterm-")
+        self._size = None
+        self._start()
+
     def close(self) -> None:
         """End xterm and its display; safe to call twice."""
         for name in ("_slave", "_printed_r", "_printed_keep"):
@@ -888,9 +896,7 @@ class Checker:
             if not self.xterm.exited():
                 raise
         self.crashes.append(program)
-        timeout = self.xterm.timeout
-        self.xterm.close()
-        self.xterm = Xterm(timeout)
+        self.xterm.restart()
         return compare(self.xterm, program)
 
     def minimal(self, program: Program, budget: int = 200) -> Comparison:
