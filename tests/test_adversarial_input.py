@@ -28,6 +28,7 @@ from termsim import Text
 from termsim.emulator import Emulation, Terminal, screen_cells, screen_draw, signals
 from termsim.emulator.dispatch import MAX_LINK, MAX_LINK_ID, TITLE_STACK
 from termsim.emulator.dispatch_memo import MAX_KEPT_KEY
+from termsim.emulator.names import named
 from termsim.emulator.screen_cells import MAX_GLYPHS
 from termsim.emulator.screen_draw import MAX_CLUSTER, MAX_MARKS
 from termsim.emulator.screen_palette import PALETTE_SIZE
@@ -370,3 +371,18 @@ async def test_a_recording_of_a_program_that_sends_ESC_and_a_stray_byte_closes(
     (counts,) = [e.counts for e in termsim.files.Recording.open(path).events
                  if isinstance(e, UnknownSequences)]
     assert counts == {"ESC \\xa1": 1}
+
+
+def test_a_parameter_of_thousands_of_digits_in_a_read_of_coloured_lines_is_capped() -> None:
+    """A read made only of lines, CR LF and SGR takes the coloured-lines
+    fast path, which once read an SGR parameter with ``int()`` whole: past
+    4,300 digits Python refuses, and ``feed`` raised ValueError. The same
+    parameter read as a name for a report (``termsim show --steps``) too."""
+    huge = b"9" * 4_301
+    # (In one read: a sequence cut across reads past its cap is "overlong".)
+    term = fed(b"line\r\n" * 30 + b"\x1b[" + huge + b"mx\x1b[0m\r\n", chunk=1 << 20)
+    assert term.screen.lines[-2].rstrip() == "x"
+    term = fed(b"\x1b[" + b"0" * 6_000 + b"1;" + huge + b"mz", chunk=1 << 20)
+    assert term.screen.lines[0].rstrip() == "z"
+    ((token,),) = named([b"\x1b[1;" + huge + b"m"])
+    assert token.name.startswith("style:"), token

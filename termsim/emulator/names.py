@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from .grammar import Scanner, Span
 from .queries import printable
+from .sgr import capped
 
 __all__ = ["Named", "name_of", "named", "shown"]
 
@@ -136,7 +137,7 @@ def shown(text: str) -> str:
 
 def _int(text: str, default: int) -> int:
     head = text.split(":")[0]
-    return int(head) if head.isdigit() else default
+    return capped(head) if head.isascii() and head.isdigit() else default
 
 
 def _sgr(params: str) -> str:

@@ -76,6 +76,15 @@ _EXTRA_OFF = StyledChar(" ")[EXTRA:]
 _CURLY, _DOTTED, _DASHED = -3, -4, -5
 
 
+def capped(digits: str) -> int:
+    """A parameter's digits as an integer, at most :data:`MAX_PARAM`. Never
+    ``int()`` of the digits whole: past 4,300 digits Python refuses to
+    convert them (a ``ValueError`` from ``feed``), and a program may send
+    that many."""
+    digits = digits.lstrip("0")
+    return MAX_PARAM if len(digits) > 5 else min(int(digits or "0"), MAX_PARAM)
+
+
 def ints(params: str) -> list[int]:
     """CSI parameters as integers; empty ones are 0, sub-parameters dropped."""
     if not params:
@@ -86,7 +95,7 @@ def ints(params: str) -> list[int]:
     for p in params.split(";"):
         if ":" in p:
             p = p.split(":", 1)[0]
-        out.append(min(int(p), MAX_PARAM) if p.isdigit() else 0)
+        out.append(capped(p) if p.isascii() and p.isdigit() else 0)
     return out
 
 
@@ -99,7 +108,7 @@ def _sgr_params(params: str) -> tuple[int, ...]:
     out: list[int] = []
     for p in params.split(";"):
         if ":" not in p:
-            out.append(min(int(p), MAX_PARAM) if p.isdigit() else 0)
+            out.append(capped(p) if p.isascii() and p.isdigit() else 0)
             continue
         sub = [min(int(s), MAX_PARAM) if s.isdigit() else 0 for s in p.split(":")]
         head = sub[0]
