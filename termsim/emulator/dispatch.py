@@ -70,6 +70,10 @@ MAX_LINK_ID = 250
 #: once: random bytes hold one every few characters).
 _C0_NAMES = {chr(code): f"C0 control 0x{code:02x}" for code in range(0x20)}
 
+#: C0 controls that do nothing and are not counted: CAN and SUB outside a
+#: sequence (nothing to cancel), ENQ (no answerback, like xterm's default).
+_C0_IGNORED = "\x18\x1a\x05"
+
 #: Final bytes of ``CSI <private> ... <final>`` that are not counted as not
 #: understood (modifyOtherKeys, kitty keyboard pushes and pops: nothing to
 #: draw); any other private marker: only ``u``.
@@ -113,6 +117,15 @@ class _Dispatch(RunMemo, ModeRules):
             "\x0b": s.linefeed, "\x0c": s.linefeed, "\x0d": s.carriage_return,
             "\x0e": s.shift_out, "\x0f": s.shift_in,
         }
+        # Every other C0 control but ESC and NUL (which the parser ignores)
+        # has a ready action too, what ``control()`` does with it: counted as
+        # not understood, or nothing (ENQ; CAN and SUB outside a sequence).
+        # The parser then calls it at once (random bytes hold one every few
+        # characters).
+        for char, name in _C0_NAMES.items():
+            if char not in self.controls and char not in "\x00\x1b":
+                self.controls[char] = (_nothing if char in _C0_IGNORED
+                                       else partial(self._count, name))
         #: ``ESC final`` sequences that are one screen operation.
         self._escapes: dict[str, Callable[[], None]] = {
             "7": s.save_cursor, "8": s.restore_cursor, "D": s.index, "E": s.next_line,
@@ -174,10 +187,12 @@ class _Dispatch(RunMemo, ModeRules):
         handler = self.controls.get(char)
         if handler is not None:
             handler()
-        elif char in "\x18\x1a":
-            pass  # CAN/SUB outside a sequence: nothing to cancel
-        elif char != "\x05":  # ENQ: no answerback, like xterm's default
+        elif char not in _C0_IGNORED:
             self.term.unknown[_C0_NAMES.get(char) or f"C0 control 0x{ord(char):02x}"] += 1
+
+    def _count(self, name: str) -> None:
+        """One more of ``name`` not understood (a ready action's count)."""
+        self.term.unknown[name] += 1
 
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
         if final == "m" and not (private or inter) and true_colour(params):
@@ -449,8 +464,10 @@ class _Dispatch(RunMemo, ModeRules):
         elif code in ("133", "633"):
             letter, _, rest = text.partition(";")
             if letter in MARK_KINDS:
-                signals.mark(self.term._offset_of(index), letter, rest, *self.term._place(),
-                             self.term._output_between)
+                term = self.term
+                line, col = term._place()
+                signals.mark(term._offset_of(index), letter, rest, line, col,
+                             term._output_between)
             elif code == "633" and letter == "P" and rest.startswith("Cwd="):
                 signals.osc(self.term._offset_of(index), "7", rest[4:])
         elif code in _SIGNAL_OSC:
@@ -475,6 +492,10 @@ class _Dispatch(RunMemo, ModeRules):
     def _reset(self) -> None:
         self.s.reset()
         self.term._parser.reset()
+
+
+def _nothing() -> None:
+    """The ready action of a control that does nothing."""
 
 
 def _csi_query(private: str, a: list[int], inter: str, final: str) -> str | None:

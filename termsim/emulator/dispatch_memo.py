@@ -74,6 +74,10 @@ class RunMemo:
     #: Switches for tests: off, the plain path (see the module's docstring).
     fuse_runs: bool = True
     keep_queries: bool = True
+    #: ``fuse`` only saves calls, never changes what a run does (what
+    #: ``tests/test_fast_paths.py`` holds): the parser may run a long run met
+    #: for the first time unfused, as found (``tokenizer.LEARN_LATER``).
+    fusing_optional = True
 
     controls: dict[str, Callable[[], None]]
     queries: dict[str, Callable[[int], None]]

@@ -245,9 +245,16 @@ def _forget(line: StaticDefaultDict[int, Char]) -> None:
 #: arrows, box drawing, U+FFFD; ``tests/test_adversarial_input.py`` holds
 #: each to ``wcwidth``): ``_all_narrow`` decides it in one match, where a
 #: text of any other characters asks ``wcwidth`` a character at a time.
-_NARROW_TEXT = re.compile(
-    "[\x20-\x7e\xa0-\u02ff\u0370-\u0482\u048a-\u0590\u1e00-\u200a\u2010-\u2027"
-    "\u2030-\u205e\u20f1-\u2319\u23f4-\u25fc\ufffd]*+")
+_NARROW_CHARS = ("[\x20-\x7e\xa0-\u02ff\u0370-\u0482\u048a-\u0590\u1e00-\u200a\u2010-\u2027"
+                 "\u2030-\u205e\u20f1-\u2319\u23f4-\u25fc\ufffd]")
+_NARROW_TEXT = re.compile(_NARROW_CHARS + "*+")
+#: Text of those characters and bytes that were not UTF-8 (which are drawn
+#: as U+FFFD, one of them), in one match: random bytes decode to it.
+_NARROW_OR_UNDECODED = re.compile(_NARROW_CHARS[:-1] + "\udc80-\udcff]*+")
+#: Four or more of those in a row: in text that is not all of them (a wide
+#: character or a mark among them), what ``_drawable`` still draws the fast
+#: way (shorter stretches cost less one character at a time).
+_NARROW_STRETCH = re.compile(_NARROW_CHARS + "{4,}+")
 
 
 def _all_narrow(data: str) -> bool:

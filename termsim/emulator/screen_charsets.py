@@ -38,9 +38,14 @@ class CharsetOps(ScreenState):
         self.g1_charset = self.g2_charset = self.g3_charset = _LAT1
         self.single_shift = 0
 
+    def _gl_table(self) -> str:
+        """The character set invoked into GL (SI, SO, LS2, LS3)."""
+        return (self.g0_charset, self.g1_charset, self.g2_charset,
+                self.g3_charset)[self.charset]
+
     def _in_gl(self, data: str) -> str:
-        """``data`` through the character set invoked into GL (SI, SO, LS2,
-        LS3); G0 as ASCII costs nothing."""
+        """``data`` through the character set invoked into GL; G0 as ASCII
+        costs nothing. (``_gl_table``, inlined: text after SO comes here.)"""
         table = (self.g0_charset, self.g1_charset, self.g2_charset,
                  self.g3_charset)[self.charset]
         return data if table is _LAT1 else data.translate(table)

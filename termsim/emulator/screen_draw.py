@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from pyte import modes as mo
 from pyte.screens import Char, StaticDefaultDict
@@ -22,7 +23,8 @@ from wcwidth import wcwidth
 
 from .screen_cells import (
     _MAX_GLYPH_CACHES,
-    _NARROW_TEXT,
+    _NARROW_OR_UNDECODED,
+    _NARROW_STRETCH,
     _NO_CELL,
     _UNDECODED,
     MAX_GLYPHS,
@@ -37,8 +39,8 @@ from .screen_cells import (
 from .screen_charsets import _LAT1, CharsetOps
 from .screen_segments import KEPT_SEGMENT
 
-#: Runs shorter than this are written a cell at a time, longer ones with one
-#: ``dict.update`` (cheaper per cell, dearer to set up).
+#: A row's text (``TextRow``) is updated as a run this long or longer is
+#: drawn; after a shorter one it is rebuilt from the cells if a snapshot asks.
 _SHORT_RUN = 8
 
 #: Code points a cell keeps after its base character (combining marks, ZWJ,
@@ -72,6 +74,11 @@ _ZWJ = "\u200d"
 class DrawOps(CharsetOps):
     """Printable text at the cursor, and REP."""
 
+    #: The pen ``draw`` last drew with from a glyph table, and that table
+    #: (one of ``_glyphs``, or one emptied from it: still that pen's).
+    _pen: Char | None = None
+    _pen_glyphs: Mapping[str, Char] = MappingProxyType({})
+
     def _glyph_table(self, attrs: Char) -> _Glyphs:
         table = self._glyphs.get(attrs)
         if table is None:
@@ -97,6 +104,16 @@ class DrawOps(CharsetOps):
             data = self._in_gl(data)
         if data.isascii():
             narrow = True
+        elif _NARROW_OR_UNDECODED.fullmatch(data) is not None:
+            # Narrow text, with bytes that were not UTF-8 perhaps, drawn as
+            # U+FFFD, one column each (one match where random bytes took
+            # three: whether there are such bytes, then whether the text
+            # with them replaced is all narrow).
+            if not data.isprintable():
+                # (A lone surrogate never is; a no-break space neither, and
+                # text with one only costs a pass that changes nothing.)
+                data = _replaced(data)
+            narrow = True
         else:
             if _UNDECODED.search(data):
                 # Bytes that were not UTF-8 are drawn as U+FFFD, one column
@@ -105,16 +122,38 @@ class DrawOps(CharsetOps):
             # With clusters too: none of those blocks' characters extends a
             # cluster on its own (a skin tone, a regional indicator, a
             # variation selector), so they draw as ASCII does.
-            narrow = _NARROW_TEXT.fullmatch(data) is not None or (
-                not self.graphemes and _narrow(data))
+            narrow = not self.graphemes and _narrow(data)
         self.last_char = data[-1]
         if narrow and self.lr_margins is None:
             if mo.IRM not in self.mode:
                 return data
             self._insert_narrow(data)
-        else:
+        elif (self.graphemes or self.lr_margins is not None or mo.IRM in self.mode
+              or self._gl_table() is not _LAT1):
             self._draw_slow(data)
+        else:
+            self._draw_mixed(data)
         return ""
+
+    def _draw_mixed(self, data: str) -> None:
+        """Text ready to be drawn (``_drawable``), not all of it one column
+        wide each (a wide character, a mark): its stretches of four or more
+        narrow characters are drawn the fast way (``draw`` again: the
+        character set in GL is ASCII, nothing is passed through it twice),
+        the rest one at a time (``_draw_slow``), which is what drawing it all
+        one at a time does (a mark after a stretch joins its last cell, as it
+        would). Random bytes decode to such text every few characters: drawn
+        all one at a time it cost the random-bytes stream a sixth of its
+        time. Without clusters, margins and insert mode only."""
+        at = 0
+        for stretch in _NARROW_STRETCH.finditer(data):
+            start = stretch.start()
+            if start > at:
+                self._draw_slow(data[at:start])
+            self.draw(stretch.group())
+            at = stretch.end()
+        if at < len(data):
+            self._draw_slow(data[at:])
 
     def _insert_narrow(self, data: str) -> None:
         """Insert mode (IRM), characters one column wide, no left and right
@@ -170,17 +209,26 @@ class DrawOps(CharsetOps):
         columns = self.columns
         cursor = self.cursor
         attrs = cursor.attrs
-        glyphs: Mapping[str, Char] | None = self._glyphs.get(attrs)
-        if glyphs is None:
-            if attrs is not self._single:
-                # Attributes not drawn with just before: true-colour output
-                # draws each run in its own colour, most never seen again, so
-                # the table is only made when they come a second time.
-                self._single = attrs
-                cls, style = type(attrs), attrs[1:]
-                glyphs = {ch: _new_tuple(cls, (ch, *style)) for ch in data}
+        glyphs: Mapping[str, Char] | None
+        if attrs is self._pen:
+            # The pen of the table drawn with last: no pen hashed (a tuple's
+            # hash is not kept, and a pen has ten fields).
+            glyphs = self._pen_glyphs
+        else:
+            glyphs = self._glyphs.get(attrs)
+            if glyphs is None:
+                if attrs is not self._single:
+                    # Attributes not drawn with just before: true-colour output
+                    # draws each run in its own colour, most never seen again, so
+                    # the table is only made when they come a second time.
+                    self._single = attrs
+                    cls, style = type(attrs), attrs[1:]
+                    glyphs = {ch: _new_tuple(cls, (ch, *style)) for ch in data}
+                else:
+                    glyphs = self._pen_glyphs = self._glyph_table(attrs)
+                    self._pen = attrs
             else:
-                glyphs = self._glyph_table(attrs)
+                self._pen, self._pen_glyphs = attrs, glyphs
         buffer = self.buffer
         dirty = self.dirty
         segments = self._segments
@@ -216,12 +264,12 @@ class DrawOps(CharsetOps):
             # leaves it as it was; ``update`` would forget it).
             if end - x == 1:
                 line[x] = glyphs[segment]
-            elif end - x < _SHORT_RUN:
-                for col, ch in enumerate(segment, x):
-                    line[col] = glyphs[ch]
-            elif end - x < KEPT_SEGMENT:  # range and segment: the same length
-                set_cells(line, zip(range(x, end), map(glyphs.__getitem__, segment),
-                                    strict=False))
+            elif end - x < KEPT_SEGMENT:
+                # Each cell with its column, set in one ``dict.update`` in C:
+                # from three cells on cheaper than a loop setting them one by
+                # one, and than ``zip`` with ``range`` (whose ``strict``
+                # keyword alone costs what setting five cells does).
+                set_cells(line, enumerate(map(glyphs.__getitem__, segment), x))
             else:
                 # A long segment: its cells kept if drawn here before in this
                 # pen (a status bar redrawn in place): the one primitive of

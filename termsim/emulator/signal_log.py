@@ -65,6 +65,7 @@ class SignalLog:
         "_bell_count",
         "_bells",
         "_command_line",
+        "_commands",
         "_cwd",
         "_frozen",
         "_icon_title",
@@ -72,6 +73,7 @@ class SignalLog:
         "_kitty",
         "_kitty_notes",
         "_made",
+        "_marks",
         "_new_bells",
         "clock",
         "count",
@@ -87,6 +89,9 @@ class SignalLog:
         #: The generation the screen will have once the output being fed is in.
         self.generation = 0
         self._kept: dict[str, deque[Any]] = {kind: deque(maxlen=KEPT) for kind in _KINDS}
+        # Two of those rings, at hand: every shell mark adds to them.
+        self._marks: deque[ShellMark] = self._kept["marks"]
+        self._commands: deque[Command] = self._kept["commands"]
         # Bells not made into ``BellRung`` values yet: (at, t, generation).
         self._bells: deque[tuple[int, float | None, int]] = deque(maxlen=KEPT)
         self._new_bells = 0
@@ -193,30 +198,28 @@ class SignalLog:
         kind = MARK_KINDS[letter]
         status: int | None = None
         text: str | None = None
-        if kind == "finished":
-            first = rest.partition(";")[0]
-            status = int(first) if _STATUS.fullmatch(first) else None
-        elif kind == "command":
-            text = _unescape_633(rest.partition(";")[0])
-        mark = _shell_mark(at, self.clock, self.generation, kind, line, col, status, text)
-        if kind == "command":
-            self._command_line = text
-        elif kind == "output":
-            self._kept["commands"].append(_command((line, col), None, None,
-                                                   self._command_line, ""))
-            self._made.pop("commands", None)
+        made = self._made
+        if kind == "output":
+            self._commands.append(_command((line, col), None, None, self._command_line, ""))
+            made.pop("commands", None)
             self._command_line = None
         elif kind == "finished":
-            commands = self._kept["commands"]
+            first = rest.partition(";")[0]
+            status = int(first) if _STATUS.fullmatch(first) else None
+            commands = self._commands
             if commands and commands[-1].end is None:  # ``finished``, inlined
                 running = commands[-1]
                 output = output_between(running.start, (line, col))
                 # (Made directly: ``dataclasses.replace`` reads the fields each time.)
                 commands[-1] = _command(running.start, (line, col), status, running.command,
                                         output)
-                self._made.pop("commands", None)
-        self._kept["marks"].append(mark)  # ``_add``, inlined
-        self._made.pop("marks", None)
+                made.pop("commands", None)
+        elif kind == "command":
+            text = self._command_line = _unescape_633(rest.partition(";")[0])
+        # ``_add``, inlined.
+        self._marks.append(_shell_mark(at, self.clock, self.generation, kind, line, col, status,
+                                       text))
+        made.pop("marks", None)
         self._frozen = None
         self.count += 1
 

@@ -39,7 +39,7 @@ class TerminalSignals:
             text: str | None = getattr(row, "text", None)
             if text is not None:
                 return text
-            return row_text(dict(row), s.columns) if row else ""
+            return row_text(row, s.columns) if row else ""
         index = len(s.history) - (s.scrolled - line)
         if index < 0:
             return None
@@ -54,8 +54,12 @@ class TerminalSignals:
         longer kept left out."""
         end = self._place() if end is None else end
         (first, col), (last, stop) = start, end
+        # At column 0, nothing of the last line is in (a command's output
+        # ends where its mark's line starts): that line is not read. (Read,
+        # it would be "" or not kept, left out at the end either way.)
+        upto = last if stop else last - 1
         out: list[str] = []
-        for line in range(first, last + 1):
+        for line in range(first, upto + 1):
             text = self._line(line)
             if text is None:
                 continue

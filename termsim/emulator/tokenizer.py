@@ -10,7 +10,8 @@ sequence or string it starts is read whole from there), the handler gets the
 whole token at once, and an incomplete token at the end of a chunk waits for
 the next one. A run is one token: the actions of its parts are found, fused by
 the handler and kept the first time, so a frame's usual run of mode switches
-costs one lookup and a few calls.
+costs one lookup and a few calls (a run as long as a read is kept the second
+time it comes: ``LEARN_LATER``).
 
 Rules, as in xterm's parser (see ``ctlseqs``):
 
@@ -63,7 +64,8 @@ from .escapes import (
     csi_fields,
 )
 
-__all__ = ["MAX_PENDING", "MAX_RUNS", "MAX_RUN_CHARS", "MAX_STRING", "Handler", "Parser", "Part"]
+__all__ = ["LEARN_LATER", "MAX_PENDING", "MAX_RUNS", "MAX_RUN_CHARS", "MAX_STRING", "Handler",
+           "Parser", "Part"]
 
 #: An incomplete CSI/ESC sequence longer than this is garbage, not a sequence.
 MAX_PENDING = 256
@@ -76,8 +78,18 @@ MAX_RUNS = 4096
 #: nothing but cursor moves is one run as long as the read (up to a window,
 #: ``_WINDOW``), with a part every few characters, and 4,096 of those would
 #: hold gigabytes. A run that comes again (a read of queries cut the same
-#: way) stays kept.
+#: way) stays kept. The long runs met once (``LEARN_LATER``) count too.
 MAX_RUN_CHARS = 1 << 18
+#: A run longer than this is learnt only the second time it comes, when the
+#: handler's ``fuse`` only saves calls (``Handler.fuse``): the first time its
+#: parts run as they are found (``Parser._run_parts``). A frame's runs are
+#: tens of characters and come again, but a read of nothing but cursor moves,
+#: or of sequences a program invents, is one run as long as the read, met
+#: once: learning it (each new part prepared, then the run fused and kept)
+#: cost more than running it, and the parts without a ready action were
+#: split into fields twice (distinct unknown CSI went 1.4 times as fast
+#: without, cursor moves 1.8 times, ``benchmarks/bench_adversarial.py``).
+LEARN_LATER = 256
 
 #: A run of one control, for ``Handler.repeated``.
 _RUNS_OF = {chr(c): re.compile(re.escape(chr(c)) + "+") for c in range(0x20)}
@@ -117,7 +129,10 @@ class Handler(Protocol):
 
     def fuse(self, parts: list[Part]) -> list[Part]:
         """A new run's parts, with those that can be done as one fused (the
-        result replaces them the next times the run comes)."""
+        result replaces them the next times the run comes). A handler whose
+        fusing only saves calls, never changes what the run does, says so
+        with a true ``fusing_optional`` attribute: a long run met for the
+        first time then runs unfused, as found (``LEARN_LATER``)."""
 
     def newlines(self, count: int) -> Callable[[], None]:
         """The action of CR LF (or CR CR LF) ``count`` times over: one call
@@ -170,6 +185,9 @@ class Parser:
         self._runs: dict[str, tuple[Part, ...]] = {}
         # Controls already executed inside the held-back sequence.
         self._executed = 0
+        # Whether a long run is learnt the second time it comes only
+        # (``LEARN_LATER``): the handler's fusing changes no run.
+        self._learn_later = bool(getattr(handler, "fusing_optional", False))
 
     @property
     def pending(self) -> str:
@@ -261,6 +279,8 @@ class Parser:
         draw = h.draw
         sequences = h.sequences
         queries = h.queries
+        controls = h.controls
+        repeated = h.repeated
         runs = self._runs
         printed = self.printed
         skip = i  # what ``_other`` read, or a failure skipped, up to here
@@ -307,6 +327,17 @@ class Parser:
                     continue
                 if not run:
                     self.next = i + 1  # at least: the token is skipped if it fails
+                    ch = data[i]
+                    if ch != "\x1b":
+                        action = controls.get(ch)
+                        if action is not None and ch not in repeated:
+                            # A control alone, as ``_other`` runs it, without
+                            # the call (random bytes hold one every few
+                            # characters).
+                            action()
+                            self.printed = printed = False
+                            i += 1
+                            continue
                     skip = self._other(data, i)
                     if skip < 0:  # held back: it has not run yet
                         return n
@@ -321,7 +352,7 @@ class Parser:
                     action()
                 else:
                     parts = runs.get(run)
-                    if parts is None:
+                    if not parts:  # not met, or met once (``()``: ``_run_parts``)
                         if run[-1] not in "\r\n" and run.find("\x1b", 1) < 0:
                             # One sequence (a query, a 24-bit colour, an
                             # ESC sequence met first).
@@ -333,6 +364,9 @@ class Parser:
                                     ask(i)
                                 else:  # the same bytes again, split into fields
                                     self._csi(CSI.match(run), i)  # type: ignore[arg-type]
+                        elif parts is None and len(run) > LEARN_LATER and self._learn_later:
+                            self._keep_run(run, ())
+                            self._run_parts(run, i)
                         else:
                             parts = self._learn(run)
                     if parts is not None:
@@ -439,13 +473,56 @@ class Parser:
             parts = tuple(h.fuse(found))
         except Exception:  # a fault in fusing must not cost the run's parts
             parts = tuple(found)
-        runs = self._runs
-        if len(runs) >= MAX_RUNS or self._runs_chars + len(run) > MAX_RUN_CHARS:
-            runs.clear()
-            self._runs_chars = 0
-        runs[run] = parts
-        self._runs_chars += len(run)
+        self._keep_run(run, parts)
         return parts
+
+    def _keep_run(self, run: str, parts: tuple[Part, ...]) -> None:
+        """Keep a run's parts (``()``: a long run met once, not learnt yet),
+        within ``MAX_RUNS`` runs and ``MAX_RUN_CHARS`` characters."""
+        runs = self._runs
+        if run not in runs:  # (one met once is counted already)
+            if len(runs) >= MAX_RUNS or self._runs_chars + len(run) > MAX_RUN_CHARS:
+                runs.clear()
+                self._runs_chars = 0
+            self._runs_chars += len(run)
+        runs[run] = parts
+
+    def _run_parts(self, run: str, i: int) -> None:
+        """A long run (``LEARN_LATER``) met for the first time, at ``i``: its
+        parts run one by one as ``_learn`` would find them, unfused, each
+        split into fields once, by the handler's ``csi()`` where it has no
+        ready action yet (which prepares one if it can, as ``_learn``
+        would). The parts do what they would do learnt, in the same order
+        and at the same indices (a query answered at its own, a failing part
+        skipped alone); only fusing, which saves calls and changes nothing,
+        is not done. ``next`` is past the run, as for a learnt one."""
+        h = self.handler
+        sequences, queries, controls = h.sequences, h.queries, h.controls
+        start = stop = 0
+        try:
+            for piece in RUN_PART.findall(run):
+                stop = start + len(piece)
+                if start:  # a REP after the first part follows no text
+                    self.printed = False
+                action = sequences.get(piece)
+                if action is not None:
+                    action()
+                elif piece[0] != "\x1b":  # CR, LF, CR LF repeated: as ``_new_part``
+                    (controls[piece] if len(piece) == 1
+                     else h.newlines(piece.count("\n")))()
+                elif piece[1] != "[":
+                    self.next = i + stop
+                    self._esc_part(piece, i + start)
+                else:
+                    ask = queries.get(piece)
+                    if ask is not None:
+                        ask(i + start)
+                    else:
+                        self._csi(CSI.match(piece), i + start)  # type: ignore[arg-type]
+                start = stop
+        except Exception:
+            self.next = i + stop  # go on after that part
+            raise
 
     def _new_part(self, piece: str) -> Callable[[], None] | None:
         """The action of a part of a run that is not a sequence met before:

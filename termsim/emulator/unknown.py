@@ -40,9 +40,13 @@ class UnknownCounts(Counter[str]):
             # came after it, an OSC's number): made printable, so that no
             # control reaches whoever reads it, and no lone surrogate (a
             # byte that was not UTF-8) fails the recording that writes it.
-            shown = printable(key)
-            if shown != key:
-                key, value = shown, self.get(shown, 0) + value
+            # (Printable ASCII, the common name, is already: ``printable``
+            # changes nothing there, and a program inventing sequences makes
+            # a new name each time.)
+            if not (key.isascii() and key.isprintable()):
+                shown = printable(key)
+                if shown != key:
+                    key, value = shown, self.get(shown, 0) + value
             if (key not in self and key != OTHER
                     and len(self) - (OTHER in self) >= MAX_UNKNOWN_KINDS):
                 # ``counts[key] += n`` of a new key sets it to ``n``: that is
