@@ -1161,8 +1161,9 @@ KNOWN_DIFFERENCES: list[Known] = [
     Known(
         "invalid-utf8",
         "Bytes that are not UTF-8 are dropped by tmux (input.c: a failed UTF-8 "
-        "sequence is discarded); termsim draws one U+FFFD per maximal invalid "
-        "subpart.",
+        "sequence is discarded); termsim draws U+FFFD for them, one a sequence as "
+        "xterm reads them (Emulation(invalid_utf8='unicode'): one per maximal invalid "
+        "subpart).",
         "U+FFFD, as termsim (charproc.c, decodeUtf8 in VTparse).",
         _any(_invalid), strip=_without(_invalid),
         example=(5, 1, b'a\xffb'),

@@ -89,6 +89,7 @@ from differential import (
     View,
     _described,
     _glibc_width,
+    _invalid,
     _look,
     _trimmed,
     differences,
@@ -717,15 +718,6 @@ KINDS: tuple[Kind, ...] = (
          "leaves another number of characters in the last row",
          "charproc.c CASE_REP: a loop of dotext for the whole count", "P5",
          _rep_past_screen, (3, 1, b"a\x1b[100b")),
-    Kind("invalid-utf8-one-per-sequence",
-         "bytes that are not UTF-8: xterm (utf8Weblike off, its default) reads a lead "
-         "byte and the continuation bytes it announces as one character (U+FFFD when "
-         "the value is overlong, a surrogate or past U+10FFFF), five- and six-byte "
-         "forms included; termsim draws one U+FFFD per maximal invalid subpart",
-         "ptydata.c decodeUtf8 (the branch for !screen->utf8_weblike)", "P6",
-         lambda p: any(isinstance(t, Raw) and t.name.startswith("invalid UTF-8")
-                       for t in p.tokens),
-         (5, 1, b"\xe0\x80\xafx")),
     Kind("regional-indicator-width",
          "regional indicators (flags) are one column each in xterm (the system's "
          "wcwidth); termsim gives each two",
@@ -744,6 +736,14 @@ KINDS: tuple[Kind, ...] = (
          "charproc.c doparsing, the combining-character block (char_was_written, "
          "getXtermCell >= ' ')", None,
          _mark_first, (5, 1, b"\x1b[T\xef\xb8\x8f")),
+    Kind("rep-after-a-whole-non-character",
+         "REP after a sequence of bytes read whole that is no character (an overlong "
+         "form, a code point past U+10FFFF) repeats nothing in xterm; termsim, which "
+         "draws the U+FFFD xterm draws, repeats it",
+         "ptydata.c decodeUtf8 keeps the sequence's value (not UCS_REPL) for such a "
+         "form; charproc.c CASE_REP repeats lastchar, which is then no character", None,
+         lambda p: _csi_final(p, "b") and any(_invalid(t) for t in p.tokens),
+         (2, 1, b"\xe0\x80\xaf\x1b[b")),
     Kind("rep-after-an-abandoned-sequence",
          "REP after a sequence the parser abandons (an ESC that a second ESC cancels, a "
          "CSI with an intermediate before its parameters) repeats the last character in "

@@ -64,6 +64,14 @@ class Emulation:
     and clears the screen, as xterm's ``srm_OPT_ALTBUF_CURSOR`` does
     whatever the buffer; False: both do nothing then, as tmux.
 
+    ``invalid_utf8``: how many U+FFFD bytes that are not UTF-8 make (a
+    program can tell: the cursor moves a column each). ``"xterm"``: one a
+    sequence as xterm reads it (a lead byte and the continuation bytes it
+    announces, ``ptydata.c`` ``decodeUtf8``): ``E0 80 AF`` is one.
+    ``"unicode"``: one per maximal subpart, the Unicode Standard's
+    recommended practice, as WHATWG and Ghostty have it: ``E0 80 AF`` is
+    three (:mod:`termsim.emulator.decoding`).
+
     ``column_mode``: DECCOLM (``?3h``/``?3l``). ``"ignore"``: as a default
     xterm (``allowC132`` off); ``"clear"``: clear the screen and home the
     cursor, as xterm with ``allowC132``, tmux and alacritty do (the width
@@ -78,12 +86,14 @@ class Emulation:
     lines_home: bool = True
     alternate_cursor: bool = True
     column_mode: Literal["ignore", "clear"] = "ignore"
+    invalid_utf8: Literal["xterm", "unicode"] = "xterm"
 
     def __post_init__(self) -> None:
         for name, allowed in (("backspace_at_wrap", ("xterm", "tmux")),
                               ("keys", ("xterm", "kitty")),
                               ("linefeed_at_wrap", ("xterm", "tmux")),
-                              ("column_mode", ("ignore", "clear"))):
+                              ("column_mode", ("ignore", "clear")),
+                              ("invalid_utf8", ("xterm", "unicode"))):
             value = getattr(self, name)
             if value not in allowed:
                 raise ValueError(f'{name} is "{allowed[0]}" or "{allowed[1]}", not {value!r}')

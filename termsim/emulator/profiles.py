@@ -334,6 +334,10 @@ GHOSTTY = Profile(
         linefeed_at_wrap="xterm",
         alternate_cursor=True,
         column_mode="ignore",
+        # Bytes that are not UTF-8: one U+FFFD per maximal subpart, as the
+        # Unicode Standard recommends (src/terminal/stream.zig's UTF-8
+        # decoder; tests/test_ghostty_oracle.py agrees on the grammar).
+        invalid_utf8="unicode",
     ),
     sources={
         "term": "ghostty v1.3.1 src/config/Config.zig term; src/termio/Exec.zig",

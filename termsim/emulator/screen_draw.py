@@ -21,6 +21,7 @@ from pyte import modes as mo
 from pyte.screens import Char, StaticDefaultDict
 from wcwidth import wcwidth
 
+from .decoding import replaced_xterm
 from .screen_cells import (
     _MAX_GLYPH_CACHES,
     _NARROW_OR_UNDECODED,
@@ -79,6 +80,11 @@ class DrawOps(CharsetOps):
     _pen: Char | None = None
     _pen_glyphs: Mapping[str, Char] = MappingProxyType({})
 
+    def _undecoded(self, data: str) -> str:
+        """``data`` with the bytes that were not UTF-8 as U+FFFD, as many as
+        the emulation's terminal draws (``Emulation.invalid_utf8``)."""
+        return replaced_xterm(data) if self.xterm_utf8 else _replaced(data)
+
     def _glyph_table(self, attrs: Char) -> _Glyphs:
         table = self._glyphs.get(attrs)
         if table is None:
@@ -112,13 +118,13 @@ class DrawOps(CharsetOps):
             if not data.isprintable():
                 # (A lone surrogate never is; a no-break space neither, and
                 # text with one only costs a pass that changes nothing.)
-                data = _replaced(data)
+                data = self._undecoded(data)
             narrow = True
         else:
             if _UNDECODED.search(data):
                 # Bytes that were not UTF-8 are drawn as U+FFFD, one column
                 # each: then the rest may still be drawn the fast way.
-                data = _replaced(data)
+                data = self._undecoded(data)
             # With clusters too: none of those blocks' characters extends a
             # cluster on its own (a skin tone, a regional indicator, a
             # variation selector), so they draw as ASCII does.
@@ -295,7 +301,7 @@ class DrawOps(CharsetOps):
         columns = self.columns
         cursor = self.cursor
         if _UNDECODED.search(data):
-            data = _replaced(data)
+            data = self._undecoded(data)
         graphemes = self.graphemes
         attrs = cursor.attrs
         glyphs = self._glyphs.get(attrs)

@@ -84,6 +84,9 @@ class ScreenState(pyte.Screen):
         self.alternate_cursor = True
         #: DECCOLM clears and homes (else it is ignored): ``Emulation.column_mode``.
         self.column_mode_clears = False
+        #: Bytes that are not UTF-8 make one U+FFFD a sequence as xterm reads
+        #: them (else one per maximal subpart): ``Emulation.invalid_utf8``.
+        self.xterm_utf8 = True
         #: The left and right margins (DECSLRM), columns counted from 0, while
         #: DECLRMM (private mode 69) is set and they are narrower than the
         #: screen; ``None`` otherwise (the whole width): ``screen_margins.py``.

@@ -57,6 +57,7 @@ from typing import NamedTuple
 from pyte import modes as mo
 from pyte.screens import Char
 
+from .decoding import XtermUtf8Decoder
 from .dispatch import _Dispatch
 from .emulation import Emulation
 from .hygiene import Leftover, leftovers, modes_on
@@ -150,9 +151,12 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         self._screen.lines_home = self.emulation.lines_home
         self._screen.alternate_cursor = self.emulation.alternate_cursor
         self._screen.column_mode_clears = self.emulation.column_mode == "clear"
+        self._screen.xterm_utf8 = self.emulation.invalid_utf8 == "xterm"
         self._dispatch = _Dispatch(self)
         self._parser = Parser(self._dispatch)
-        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        self._decoder: codecs.IncrementalDecoder = (
+            XtermUtf8Decoder() if self.emulation.invalid_utf8 == "xterm"
+            else codecs.getincrementaldecoder("utf-8")("surrogateescape"))
         self._replies: list[bytes] = []
         self._screen.on_inband_resize = self._inband_resize
         self._deferred: list[Query] = []
