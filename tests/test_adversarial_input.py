@@ -13,6 +13,7 @@ speed and the peak memory of ten-megabyte streams of each kind.
 from __future__ import annotations
 
 import random
+import re
 import sys
 import unicodedata
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from wcwidth import wcwidth
 import termsim
 from termsim import Text
 from termsim.emulator import Emulation, Terminal, screen_cells, screen_draw, signals
+from termsim.emulator.decoding import replaced_xterm, xterm_sequences
 from termsim.emulator.dispatch import MAX_LINK, MAX_LINK_ID, TITLE_STACK
 from termsim.emulator.dispatch_memo import MAX_KEPT_KEY
 from termsim.emulator.names import named
@@ -162,7 +164,7 @@ def test_the_blocks_drawn_at_once_are_one_column_wide_in_wcwidth() -> None:
     assert [ch for ch in members if wcwidth(ch) != 1] == []
 
 
-def test_undecodable_bytes_are_one_replacement_per_maximal_subpart() -> None:
+def test_undecodable_bytes_are_one_replacement_per_maximal_subpart_the_unicode_way() -> None:
     # The whole text decoded again gives what each run alone gave.
     rng = random.Random(7)
     pieces = [b"\xe2", b"\x82", b"\xac", b"\xf0", b"\x9f", b"\x98", b"\x80", b"a", b"\xc3",
@@ -386,3 +388,19 @@ def test_a_parameter_of_thousands_of_digits_in_a_read_of_coloured_lines_is_cappe
     assert term.screen.lines[0].rstrip() == "z"
     ((token,),) = named([b"\x1b[1;" + huge + b"m"])
     assert token.name.startswith("style:"), token
+
+
+def test_undecodable_bytes_are_one_replacement_a_sequence_the_xterm_way() -> None:
+    """The one pattern ``replaced_xterm`` uses and the rule written out
+    (``xterm_sequences``) count the same sequences in any mix."""
+    rng = random.Random(7)
+    pieces = [b"\xe2", b"\x82", b"\xac", b"\xf0", b"\x9f", b"\x98", b"\x80", b"a", b"\xc3",
+              b"\xa9", b"\xed", b"\xa0", b"\xff", b"\xc0", b"\xf8", b"\xfc", b"\xfe"]
+    for _ in range(3_000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        text = data.decode("utf-8", "surrogateescape")
+        expected = "".join(
+            chunk if not chunk or not "\udc80" <= chunk[0] <= "\udcff" else
+            "\ufffd" * len(xterm_sequences(chunk.encode("utf-8", "surrogateescape")))
+            for chunk in re.split("([\udc80-\udcff]+)", text))
+        assert replaced_xterm(text) == expected, data

@@ -48,7 +48,8 @@ concern, below):
     inverts every cell and inverts it back, where pyte wipes reverse video;
   - selective erase (DECSCA, DECSED, DECSEL) leaves protected cells
     (``Protected``); tab stops survive a resize; the UK set, DECST8C;
-  - undecodable input is one U+FFFD per maximal invalid subpart, and REP
+  - undecodable input is one U+FFFD a sequence as xterm reads it
+    (``decoding.py``; one per maximal subpart the Unicode way), and REP
     repeats a character with its combining marks;
   - 47 and 1047 switch buffers without clearing on entry, 1047 clears the
     alternate buffer on exit, 1049 saves the cursor (as DECSC) and clears;

@@ -41,7 +41,8 @@ _NO_CELL = Char(" ")
 def _replaced(data: str) -> str:
     """``data`` with its undecodable bytes as U+FFFD: one per maximal invalid
     subpart (Unicode's "U+FFFD substitution of maximal subparts", as WHATWG
-    and xterm do), not one per byte: ``E2 82`` cut short is one. The decoder
+    and Ghostty do: ``Emulation(invalid_utf8="unicode")``; xterm's way is
+    ``decoding.replaced_xterm``), not one per byte: ``E2 82`` cut short is one. The decoder
     only gives up on a subpart once the byte after it is known, so a run
     never splits one, whatever the chunks, and the characters around a run
     are whole: decoding all of ``data`` again with CPython's ``replace``
