@@ -21,7 +21,6 @@ writes Python source: neither goes through it.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import math
 import os
@@ -30,28 +29,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .emulator.xterm import printable
+from .cli_common import UsageError, _check_at, _moment, _open, say
 from .engine.playback import Playback
 from .errors import RecordingError, TermsimError, describe_status
-from .recording.format import Recording
 from .report.info import write_info
-
-
-class UsageError(Exception):
-    """Wrong arguments: exit status 2."""
-
-
-def say(text: str, *, err: bool = False) -> None:
-    """Print ``text`` and a newline for a person (stderr if ``err``), every
-    line through :func:`printable`: no control character from a file, a
-    path or a program reaches the terminal as one."""
-    stream = sys.stderr if err else sys.stdout
-    shown = "\n".join(map(printable, text.split("\n"))) + "\n"
-    encoding = getattr(stream, "encoding", None) or "utf-8"
-    try:
-        stream.write(shown)
-    except UnicodeEncodeError:  # a terminal that is not UTF-8: what it cannot show, escaped
-        stream.write(shown.encode(encoding, "backslashreplace").decode(encoding))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -202,31 +183,6 @@ def _parser() -> argparse.ArgumentParser:
 # -- show / info -------------------------------------------------------------------------
 
 
-def _open(path: str) -> Recording:
-    recording = Recording.open(path)
-    if not recording.complete:
-        say(f"termsim: note: {path} is incomplete (the session did not close); "
-            f"read up to byte {recording.stopped_at}", err=True)
-    return recording
-
-
-def _check_at(args: argparse.Namespace) -> None:
-    """``--at`` is a moment of the recording: a finite number of seconds, >= 0
-    (``nan`` would show the empty screen of no moment at all)."""
-    if args.at is not None and not (math.isfinite(args.at) and args.at >= 0):
-        raise UsageError("--at takes seconds from the start (a number >= 0)")
-
-
-def _moment(args: argparse.Namespace, recording: Recording) -> float | None:
-    """The ``--at`` time, checked against the recording (None: the end)."""
-    if args.end or args.at is None:
-        return None
-    if args.at > recording.duration:
-        raise UsageError(f"--at {args.at:g} is past the end of the recording "
-                         f"({recording.duration:.3f} s); --end shows the final screen")
-    return float(args.at)
-
-
 def _show(args: argparse.Namespace) -> int:
     _check_at(args)
     recording = _open(args.file)
@@ -269,121 +225,9 @@ def _diff(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from .report.asciicast import export_asciicast, export_text
+    from .cli_export import export
 
-    suffix = Path(args.output).suffix.lower()
-    if suffix not in (".cast", ".txt", ".html", ".svg", ".png", ".gif"):
-        raise UsageError(f"cannot tell the format of {args.output!r}: use .html, .svg, .png, "
-                         ".gif, .cast or .txt")
-    if args.at is not None and suffix not in (".svg", ".png"):
-        raise UsageError("--at is for .svg and .png (one screen)")
-    if (args.wait is not None or args.failed) and suffix != ".png":
-        raise UsageError("--wait and --failed are for .png (one screen; a .gif ends on "
-                         "the failed wait's screen by itself)")
-    if args.scale is not None and suffix not in (".png", ".gif"):
-        raise UsageError("--scale is for .png and .gif")
-    if suffix != ".gif" and any(v is not None for v in (
-            args.max_seconds, args.max_frames, args.idle_limit)):
-        raise UsageError("--max-seconds, --max-frames and --idle-limit are for .gif")
-    _check_at(args)
-    if suffix in (".png", ".gif"):
-        return _export_picture(args, suffix)
-    recording = _open(args.file)
-    if suffix == ".html":
-        from .report.html import write_recording_html
-
-        with open(args.output, "w", encoding="utf-8") as out:
-            write_recording_html(recording, out)
-        say(f"wrote the session ({recording.duration:.3f} s) to {args.output}", err=True)
-        return 0
-    if suffix == ".svg":
-        from .report.svg import snapshot_svg
-
-        picture = snapshot_svg(Playback(recording).screen_at(_moment(args, recording)))
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(picture)
-        when = "the final screen" if args.at is None else f"the screen at {args.at:g} s"
-        say(f"wrote {when} to {args.output}", err=True)
-        return 0
-    with open(args.output, "w", encoding="utf-8") as out:
-        if suffix == ".txt":
-            export_text(recording, out)
-            say(f"wrote the final screen to {args.output}", err=True)
-            return 0
-        report = export_asciicast(recording, out, version=3 if args.v3 else 2)
-    say(f"wrote {report.events} events ({report.duration:.3f} s) to {args.output} "
-        f"as asciicast v{3 if args.v3 else 2}", err=True)
-    if report.replaced_bytes:
-        say(f"termsim export: {report.replaced_bytes} bytes were not UTF-8 and were "
-            "replaced by U+FFFD (asciicast holds text, not bytes)", err=True)
-    return 0
-
-
-def _export_picture(args: argparse.Namespace, suffix: str) -> int:
-    """``export -o OUT.png`` and ``-o OUT.gif`` (Pillow's: said first, if missing)."""
-    from .errors import ArgumentError
-    from .report.picture import require_pillow
-
-    require_pillow()  # before anything else: the one line that says how to get it
-    from .report import gif, picture
-
-    scale = 1.0 if args.scale is None else args.scale
-    checks = [("--scale", scale, picture.MIN_SCALE, picture.MAX_SCALE)]
-    if suffix == ".gif":  # the ranges write_session_gif checks, said as flags
-        checks += [("--" + name.replace("_", "-"), getattr(args, name), low, high)
-                   for name, (low, high, _, _) in gif.OPTION_RANGES.items()]
-    for flag, value, low, high in checks:
-        if value is not None and not (math.isfinite(value) and low <= value <= high):
-            raise UsageError(f"{flag} takes a number from {low:g} to {high:g}, not {value:g}")
-    recording = _open(args.file)
-    try:
-        if suffix == ".gif":
-            out = open(args.output, "wb")  # noqa: SIM115 (removed below if not written whole)
-            try:
-                with out:
-                    report = gif.write_session_gif(
-                        recording, out, scale=scale,
-                        max_seconds=gif.DEFAULT_MAX_SECONDS if args.max_seconds is None
-                        else args.max_seconds,
-                        max_frames=gif.DEFAULT_MAX_FRAMES if args.max_frames is None
-                        else args.max_frames,
-                        idle_limit=gif.DEFAULT_IDLE_LIMIT if args.idle_limit is None
-                        else args.idle_limit)
-            except BaseException:
-                # Refused (too large), or stopped: no empty or half GIF is left to attach.
-                with contextlib.suppress(OSError):
-                    os.unlink(args.output)
-                raise
-            left = (f"; {report.screens - report.kept} screens left out"
-                    if report.kept < report.screens else "")
-            cut = f"; the first {report.cut:.3f} s left out" if report.cut else ""
-            # The caption quotes the recording (a wait's words): one line, made visible.
-            say(f"wrote {report.frames} frames ({report.seconds:.2f} s, {report.width}x"
-                f"{report.height}) to {args.output}{left}{cut}; it ends on: "
-                f"{printable(report.ending)}", err=True)
-            return 0
-        from .events import Resize
-        from .report.picture import snapshot_png
-        from .report.picture_moments import time_moment, wait_moment
-
-        if next(recording.of_type(Resize), None) is None:  # one size: refused before replaying
-            picture.check_size(recording.cols, recording.rows, scale)
-        if args.wait is not None or args.failed:
-            moment = wait_moment(recording, args.wait)
-        else:
-            moment = time_moment(recording, _moment(args, recording))
-        png = snapshot_png(moment.screen, caption=moment.caption, outlines=moment.outlines,
-                           outline_colour=moment.colour, scale=scale)
-    except ArgumentError as exc:
-        raise UsageError(str(exc)) from None
-    with open(args.output, "wb") as out:
-        out.write(png)
-    if moment.caption:
-        say(f"wrote {args.output}: {printable(moment.caption)}", err=True)  # one line
-    else:
-        when = "the final screen" if args.at is None else f"the screen at {args.at:g} s"
-        say(f"wrote {when} to {args.output}", err=True)
-    return 0
+    return export(args)
 
 
 def _import(args: argparse.Namespace) -> int:
