@@ -81,7 +81,8 @@ from .errors import (
     TermsimWarning,
     UnknownKey,
 )
-from .live.session import Session, spawn
+from .live.session import Session
+from .live.spawning import spawn
 from .naming import publish
 from .offline.perturb import Perturbation
 from .offline.session import ReplaySession, replay

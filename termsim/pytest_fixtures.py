@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from .errors import ArgumentError
-from .live.session import Session, spawn
+from .live.session import Session
+from .live.spawning import spawn
 
 #: The ``termsim`` mark's keywords that are not spawn options.
 _MARK_ONLY = {"command", "profiles", "sizes"}

@@ -32,7 +32,8 @@ import anyio.abc
 from ..codegen.driven import WaitSpec, paste_bytes, step_note
 from ..engine.source import Mark
 from ..errors import describe_status
-from ..live.session import Session, spawn
+from ..live.session import Session
+from ..live.spawning import spawn
 from ..recording.fields import MAX_SIZE
 from .answers import error_answer, mark_json, match_json, screen_json
 from .paths import DriveError

@@ -32,7 +32,8 @@ from ..engine.failures import ProcessExited
 from ..engine.predicates import Quiet
 from ..errors import SessionClosed
 from ..events import Event, Output
-from .session import Session, spawn
+from .session import Session
+from .spawning import spawn
 
 #: What a terminal's line discipline takes for the end of input (VEOF).
 EOF_KEY = b"\x04"
