@@ -32,7 +32,7 @@ from termsim.emulator.dispatch import MAX_LINK, MAX_LINK_ID, TITLE_STACK
 from termsim.emulator.dispatch_memo import MAX_KEPT_KEY
 from termsim.emulator.names import named
 from termsim.emulator.screen_cells import MAX_GLYPHS
-from termsim.emulator.screen_draw import MAX_CLUSTER, MAX_MARKS
+from termsim.emulator.screen_marks import MAX_CLUSTER, MAX_MARKS
 from termsim.emulator.screen_palette import PALETTE_SIZE
 from termsim.emulator.signal_log import MAX_NOTE, MAX_PENDING_NOTES
 from termsim.emulator.signals import KEPT

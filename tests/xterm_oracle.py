@@ -815,7 +815,7 @@ KINDS: tuple[Kind, ...] = (
          (2, 1, b"\x1b[4m\x1b#8a")),
     Kind("marks-per-cell",
          "xterm keeps two combining marks in a cell (combiningChars, default 2) and drops "
-         "the rest; termsim keeps up to five (screen_draw.MAX_MARKS). Kept: a test of "
+         "the rest; termsim keeps up to five (screen_marks.MAX_MARKS). Kept: a test of "
          "text with several marks would lose them",
          "xterm(1) combiningChars; charproc.c addXtermCombining", None,
          lambda p: sum(_glibc_width(c) == 0 for t in p.tokens if isinstance(t, Text)

@@ -73,8 +73,9 @@ operations subclasses it, so the order below is the order of dependence::
     │     └─ ModeOps    screen_modes.py     alternate screen, DECSCNM, DECCOLM, flags
     ├─ CharsetOps       screen_charsets.py  G0..G3, shifts
     │  ├─ CursorOps     screen_cursor.py    moves, margins, DECSC/DECRC
-    │  └─ DrawOps       screen_draw.py      text: wide characters, marks, clusters
-    │     └─ KeptRows   screen_lines.py     whole lines kept as text (fast path)
+    │  └─ MarkOps       screen_marks.py     what joins the cell before the cursor
+    │     └─ DrawOps    screen_draw.py      text, wide characters, REP
+    │        └─ KeptRows screen_lines.py    whole lines kept as text (fast path)
     ├─ TabOps           screen_tabs.py      HT, CHT, CBT
     ├─ ResizeOps        screen_resize.py    resize and reflow
     └─ PaletteOps       screen_palette.py   OSC 4, OSC 104: the colour palette
