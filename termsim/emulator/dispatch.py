@@ -7,6 +7,10 @@ the ``Terminal`` that owns the screen, the offsets and the query log. The
 tokenizer (``tokenizer.py``) calls ``_Dispatch``; a CSI sequence met before
 is a ready call it makes itself (``sequences``, ``queries``), and runs of
 sequences are fused: that machinery is in ``dispatch_memo.py``.
+
+Why it is long: it is the table of what every sequence, control and string
+does, one handler the tokenizer calls; the mode rules (``dispatch_modes.py``)
+and the memo are already apart, and the rest is read as one table.
 """
 
 from __future__ import annotations

@@ -42,6 +42,9 @@ matching (``\\w+``): past it, the oldest characters are settled.
 What no rule sees: a secret drawn right to left, or a character at a time
 at places the cursor jumps to within reads that draw many characters, or
 on a screen whose private-use tags have run out (131,068 cells at once).
+
+Why this module is long: the three rules share one settling point (a byte
+is written once no rule can still use it), so they are one class.
 """
 
 from __future__ import annotations

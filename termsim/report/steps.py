@@ -26,6 +26,10 @@ since when screens counted (``since=``: when the program read that input).
 :func:`~termsim.engine.playback.apply_to_terminal` as every replay, taking
 a screen only where a step, a frame of the page or a failed wait's
 sightings needs one.
+
+Why this module is long: that one walk makes every kind of step, and each
+kind's ``before``/``after`` depends on the others' (an input's answer ends
+at the next input), so they are built together, in one place.
 """
 
 from __future__ import annotations
