@@ -366,3 +366,13 @@ def test_tmux_backspace_without_autowrap_steps_left_of_the_last_column() -> None
 def test_CBT_from_a_pending_wrap_counts_from_the_last_column() -> None:
     # 17 columns, stops at 8 and 16: the cursor is on 16, so CBT goes to 8.
     assert screen(b"a" * 17 + b"\x1b[ZX", 17, 1)[0] == "a" * 8 + "X" + "a" * 8
+
+
+def test_1049_clears_the_alternate_screen_in_the_current_background() -> None:
+    """xterm's ClearScreen erases with the current background (BCE), as ED 2
+    does: a background set before ``?1049h`` fills the new screen (real
+    xterm: ``test_xterm_oracle.py``). Once, termsim's blank cells kept the
+    default background there."""
+    term, _ = feed_split(b"a\x1b[44m\x1b[?1049h", 4, 2)
+    assert term.screen.alternate
+    assert {term.screen.cell(r, c).style.bg for r in range(2) for c in range(4)} == {"blue"}

@@ -102,6 +102,8 @@ CASES: dict[str, tuple[tuple[int, int, bytes], tuple[int, int], tuple[str, ...] 
                                              None),
     "?1049l restores what ESC 7 saved": (
         (5, 2, b"\x1b[2;3H\x1b7\x1b[H\x1b[?1049l"), (1, 2), None, None),
+    "?1049h clears in the current background": (
+        (3, 1, b"a\x1b[106m\x1b[?1049h\xe4\xb8\xad"), (0, 2), None, None),
     "?1049h/l round trip": ((5, 2, b"\x1b[2;3H\x1b[?1049hx\x1b[?1049l"), (1, 2), None, None),
     "DECCOLM set is ignored": ((5, 2, b"ab\x1b[?3h"), (0, 2), ("ab", ""), None),
     "DECCOLM reset is ignored": ((5, 2, b"ab\x1b[?3l"), (0, 2), ("ab", ""), None),

@@ -215,16 +215,22 @@ class ModeOps(MarginOps):
         if self.alternate:
             if mode == ALT_1049 and self.alternate_cursor:
                 self.save_cursor()
-                self.buffer.clear()
-                self.dirty.update(range(self.lines))
+                self._clear_alternate()
             return
         if mode == ALT_1049:
             self.save_cursor()
         self.buffer, self._other_buffer = self._other_buffer, self.buffer
-        if mode == ALT_1049:
-            self.buffer.clear()
         self.alternate = True
+        if mode == ALT_1049:
+            self._clear_alternate()
         self.dirty.update(range(self.lines))
+
+    def _clear_alternate(self) -> None:
+        """``?1049h``'s clear: xterm's ``ClearScreen``, which erases in the
+        current background colour (BCE), as ED 2 does (real xterm shows it:
+        a background set before ``?1049h`` fills the new screen)."""
+        self.buffer.clear()
+        self._erase_rows(range(self.lines))
 
     def _leave_alternate(self, mode: int) -> None:
         """47 switches back; 1047 clears the alternate buffer first; 1049
