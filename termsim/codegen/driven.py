@@ -42,7 +42,7 @@ from .driven_waits import (
 )
 from .environment import Environment, recorded
 from .literals import comment, docstring_words, literal, literal_list
-from .module import _formatted, test_name
+from .module import _environment, _formatted, _needed, env_docstring, test_name
 from .steps import hung_up
 
 __all__ = ["MOST_SECONDS", "NOTE_PREFIX", "WaitSpec", "driven_steps", "generate",
@@ -294,13 +294,7 @@ def _module(path: str, recording: Recording, start: Mapping[str, Any], body: lis
         "was run then, since= the input it counted from (only what the program drew",
         "after it read that input counts). Edit freely: the waits are plain termsim",
         "predicates.",
-        *(["",
-           "ENV is what the recorded program ran with (the variables the recording",
-           "keeps), set over the environment the test runs in"
-           + (": it fails if that does" if env.needed else "."),
-           *(["not set those the recording holds no value of: "
-              + docstring_words(", ".join(env.needed)) + "."] if env.needed else [])]
-          if env else []),
+        *env_docstring(env),
         '"""',
         "",
         *(["import os", ""] if env else []),
@@ -320,27 +314,8 @@ def _module(path: str, recording: Recording, start: Mapping[str, Any], body: lis
         "",
         "",
         f"async def test_{test_name(path)}() -> None:",
-        *_needed(env.needed),
+        *_needed([], env.needed),
         f"    async with termsim.spawn(COMMAND, {', '.join(options)}) as term:",
         "        await drive(term)",
     ]
     return _formatted("\n".join(lines) + "\n")
-
-
-def _environment(env: Environment) -> list[str]:
-    if not env:
-        return []
-    items = "".join(f"    {literal(name)}: {literal(value)},\n"
-                    for name, value in env.values.items())
-    return [f"ENV = {{\n{items}}}" if items else "ENV: dict[str, str] = {}"]
-
-
-def _needed(variables: list[str]) -> list[str]:
-    if not variables:
-        return []
-    return [
-        f"    for name in ({''.join(f'{literal(v)}, ' for v in variables)}):",
-        "        if name not in os.environ:",
-        '            pytest.fail(f"set {name}: the recorded program ran with it, and the "',
-        '                        "recording does not hold its value")',
-    ]

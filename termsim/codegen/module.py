@@ -275,13 +275,7 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
            "The recording holds masks where secrets were typed: the test types",
            "what the environment variables named below hold there (a newline at",
            "the end is Enter), and fails if one is not set."] if secrets else []),
-        *(["",
-           "ENV is what the recorded program ran with (the variables the recording",
-           "keeps), set over the environment the test runs in"
-           + (": it fails if that does" if env.needed else "."),
-           *(["not set those the recording holds no value of: "
-              + docstring_words(", ".join(env.needed)) + "."] if env.needed else [])]
-          if env else []),
+        *env_docstring(env),
         *(["",
            "A Quiet() wait stands where the person waited for the program to settle",
            "before the next input (a program may drop keys pressed while it draws)."]
@@ -318,6 +312,18 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "        await drive(term)",
     ]
     return _formatted("\n".join(lines) + "\n")
+
+
+def env_docstring(env: Environment) -> list[str]:
+    """The module docstring's paragraph on ``ENV`` (none without one)."""
+    if not env:
+        return []
+    return ["",
+            "ENV is what the recorded program ran with (the variables the recording",
+            "keeps), set over the environment the test runs in"
+            + (": it fails if that does" if env.needed else "."),
+            *(["not set those the recording holds no value of: "
+               + docstring_words(", ".join(env.needed)) + "."] if env.needed else [])]
 
 
 def _environment(env: Environment) -> list[str]:
