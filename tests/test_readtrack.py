@@ -172,3 +172,30 @@ def test_a_read_before_every_write_of_its_probe_goes_before_that_output() -> Non
     assert probe(t, 1, False, ACCESS) == []
     assert probe(t, 0, True, MODIFY) == [(3, True)]
     assert t.early is None
+
+
+def test_an_early_read_whose_answer_an_earlier_drain_took_is_answered_after_the_drain() -> None:
+    """bash with a visible bell, under load (a CI failure): the backspace and
+    'x' are written; one probe asks the queue (both bytes in it), bash reads
+    the backspace and flashes, then that probe reads the events, bash reads
+    'x' and echoes it, and the probe's drain takes the flash and the echo.
+    The next probe sees the read of 'x' and the echo's write: placed before
+    its (empty) drain unanswered, the read made the screen showing 'x' never
+    count, and no write was left to answer it; the wait timed out."""
+    t = ReadTracker()
+    t.wrote(b"\x7f", 1, raw=True)
+    t.wrote(b"x", 2, raw=True)
+    first = probe(t, 2, False, R, W)  # the queue was asked before bash read
+    assert first == [] and t.recheck
+    assert t.around_drain(first) == ([], [])
+    second = probe(t, 0, True, R, W)
+    assert second == [(2, True)] and t.early == 2
+    # Before the drain: unanswered (what it finds is the answer); after it:
+    # answered (what the screen shows already is).
+    assert t.around_drain(second) == ([(2, False)], [(2, True)])
+    # Not answered yet: the read alone goes before, and a later write answers.
+    t = ReadTracker()
+    t.wrote(b"x", 1)
+    third = probe(t, 0, True, R)
+    assert t.around_drain(third) == ([(1, False)], [])
+    assert probe(t, 0, True, W) == [(1, True)] and t.around_drain([(1, True)]) == ([], [(1, True)])

@@ -231,8 +231,11 @@ class Xterm:
     # -- life cycle --------------------------------------------------------------------
 
     def exited(self) -> bool:
-        """Whether the xterm process (or its Xvfb) has exited."""
-        return any(p is None or p.poll() is not None for p in (self._xterm, self._xvfb))
+        """Whether the xterm process (or its Xvfb) has exited, or xterm has
+        closed its side of the pty: it does so on its way out, before it has
+        exited (a CI run caught it in between), and never otherwise."""
+        return any(p is None or p.poll() is not None for p in (self._xterm, self._xvfb)) \
+            or self._tty.closed
 
     def _start(self) -> None:
         tmp = Path(self._tmp.name)

@@ -767,18 +767,16 @@ class PtySource:
         events = probe.events()
         decisions = self.reads.observe(queued=queued, flushed_empty=empty, canonical=canonical,
                                        events=events)
-        early = self.reads.early
-        if early is not None:
-            # All the output about to be drained came after this read.
-            self._push(InputRead(self._stamp(), early, False))
+        before, after = self.reads.around_drain(decisions)
+        for index, answered in before:  # all the output about to be drained came after
+            self._push(InputRead(self._stamp(), index, answered))
         probing, self._probing = self._probing, True
         try:
             self._read_available()
         finally:
             self._probing = probing
-        for index, answered in decisions:
-            if index != early:
-                self._push(InputRead(self._stamp(), index, answered))
+        for index, answered in after:
+            self._push(InputRead(self._stamp(), index, answered))
         if self._flushed and not self._judging and not self._probing:
             self._judge_flushes()  # a flush this drain read, now that the probe is told
         if self.stream.pending and self._reader_idle:

@@ -46,11 +46,17 @@ event in the stream; output after the event was written after the read.
 One case is told apart (``early``): when the probe's own events show no
 write before their last read, everything the drain finds was written after
 the read (a program that reads a key and draws three frames in one write),
-and the read goes *before* it, so each of those frames counts. (A write
-whose output an earlier drain took came before that drain, so before the
-events this probe read, or its event is among them, before the read, and
-then nothing is placed early.) So that the read watch never comes second,
-the PTY reader probes first whenever an input is unread and output comes.
+and the read goes *before* it, so each of those frames counts. An earlier
+drain may have taken some of that answer already: it read its events
+before the program's read, then drained after the program had written
+(bash's visible bell: ``queued`` asked, bash reads the key and echoes it,
+the drain takes the echo, and only the next probe sees the read and the
+write). Nothing is left to drain then, and the screen already holds the
+answer; so when the events show a write after the read, the read is also
+placed *answered* after the drain (:meth:`ReadTracker.around_drain`),
+which counts the screen as it stands. So that the read watch never comes
+second, the PTY reader probes first whenever an input is unread and output
+comes.
 
 Input typed too early
 ---------------------
@@ -123,6 +129,20 @@ class ReadTracker:
         #: *before* the output that probe drains (None: after it, as usual):
         #: see :meth:`observe`.
         self.early: int | None = None
+
+    def around_drain(
+        self, decisions: list[tuple[int, bool]],
+    ) -> tuple[list[tuple[int, bool]], list[tuple[int, bool]]]:
+        """The :class:`InputRead` decisions of the last :meth:`observe`, split
+        into those to put in the stream before the probe's drain and those
+        after it: the ``early`` read goes before, unanswered, and again after
+        if it was answered (an earlier drain may hold the answer: see the
+        theory of operation above); every other decision goes after."""
+        early = self.early
+        before = [(early, False)] if early is not None else []
+        after = [(index, answered) for index, answered in decisions
+                 if index != early or answered]
+        return before, after
 
     @property
     def pending(self) -> bool:
