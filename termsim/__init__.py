@@ -31,10 +31,8 @@ session is a stream of :mod:`termsim.events`, which all of them speak.
   ``files`` and ``emulator`` (its ``__init__``) for the others.
 """
 
-from .emulator.hygiene import Leftover
-from .emulator.mouse import MouseOff
-from .emulator.region import Region
-from .emulator.signals import (
+from .emulator.input.mouse import MouseOff
+from .emulator.signals.signals import (
     BellRung,
     ClipboardWrite,
     Command,
@@ -46,8 +44,20 @@ from .emulator.signals import (
     Signals,
     TitleChange,
 )
-from .emulator.snapshot import Cell, Cursor, LinkRun, Match, Modes, Place, Run, Snapshot, Style
-from .emulator.terminal import Query
+from .emulator.snapshot.region import Region
+from .emulator.snapshot.snapshot import (
+    Cell,
+    Cursor,
+    LinkRun,
+    Match,
+    Modes,
+    Place,
+    Run,
+    Snapshot,
+    Style,
+)
+from .emulator.terminal.hygiene import Leftover
+from .emulator.terminal.terminal import Query
 from .engine.cursor_predicates import CursorAfter, CursorAt, InputReady
 from .engine.driver import Driver
 from .engine.failures import (

@@ -9,7 +9,7 @@ exits with the recorded program's status.
 
 What the commands print for people goes through one function, :func:`say`:
 a recording is a stranger's file and a program prints what it likes, so
-every line is shown with :func:`~termsim.emulator.xterm.printable` (an
+every line is shown with :func:`~termsim.emulator.terminals.xterm.printable` (an
 escape sequence in a note or a title reads ``ESC]52;...`` instead of
 writing the reader's clipboard). The reports apply it to their own lines
 already (so that a field cannot forge a line either); this is the net under
@@ -289,7 +289,7 @@ def _record(args: argparse.Namespace) -> int:
         if args.test is None:
             raise UsageError("give the recording to write with -o FILE (or a test with --test)")
         output = str(Path(args.test).with_suffix(".tsr"))
-    from .emulator.keys import key_bytes
+    from .emulator.input.keys import key_bytes
     from .errors import UnknownKey
     from .live.interactive import record_interactively
 
@@ -307,7 +307,7 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _profiles(args: argparse.Namespace) -> int:
-    from .emulator.profiles import PROFILES, differences
+    from .emulator.terminals.profiles import PROFILES, differences
 
     for profile in PROFILES.values():
         say(f"{profile.name}: {profile.description}")

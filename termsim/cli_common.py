@@ -12,7 +12,7 @@ import argparse
 import math
 import sys
 
-from .emulator.xterm import printable
+from .emulator.terminals.xterm import printable
 from .recording.format import Recording
 
 

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from .cli_common import UsageError, _check_at, _moment, _open, say
-from .emulator.xterm import printable
+from .emulator.terminals.xterm import printable
 from .engine.playback import Playback
 
 

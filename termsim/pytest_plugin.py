@@ -295,7 +295,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         profiles = list(marker.kwargs.get("profiles") or [None])
         sizes = [tuple(size) for size in marker.kwargs.get("sizes") or []] or [None]
     if option:
-        from .emulator.profiles import PROFILES
+        from .emulator.terminals.profiles import PROFILES
 
         profiles = list(PROFILES) if option == "all" else option.split(",")
     if profiles == [None] and sizes == [None]:

@@ -76,7 +76,7 @@ from tmux_pane import CLOSE
 from wcwidth import wcswidth
 from xterm_oracle import _csi_final, _mark_first, _raw_named, _regional, _text_with
 
-from termsim.emulator.profiles import PROFILES
+from termsim.emulator.terminals.profiles import PROFILES
 
 try:
     import pyghostty
@@ -523,7 +523,7 @@ KINDS: tuple[Kind, ...] = (
          "others, so ?6;1048h saves the cursor before origin mode is on; Ghostty and "
          "xterm take the modes in order",
          "src/terminal/stream.zig csiDispatch 'h'/'l': one mode at a time, in order "
-         "(termsim: termsim/emulator/screen_modes.py ModeOps.set_mode)",
+         "(termsim: termsim/emulator/screen/modes.py ModeOps.set_mode)",
          _several_modes_with_an_action, (3, 2, b"\x1b[?6;1048h\x1b8"), bug=True),
     Kind("selective-erase-splits-a-wide-character",
          "termsim bug (xterm oracle's P10): DECSEL/DECSED (CSI ? K, CSI ? J) over one "

@@ -18,7 +18,7 @@ from pyte.graphics import FG_BG_256
 
 from termsim import Snapshot
 from termsim.emulator import Emulation, Terminal
-from termsim.emulator.terminal import Policy
+from termsim.emulator.terminal.terminal import Policy
 from termsim.files import Playback, Recording
 
 #: The small screen most Terminal tests use.

@@ -26,19 +26,22 @@ from wcwidth import wcwidth
 
 import termsim
 from termsim import Text
-from termsim.emulator import Emulation, Terminal, screen_cells, screen_draw, signals
-from termsim.emulator.decoding import replaced_xterm, xterm_sequences
-from termsim.emulator.dispatch import MAX_LINK, MAX_LINK_ID, TITLE_STACK
-from termsim.emulator.dispatch_memo import MAX_KEPT_KEY
-from termsim.emulator.names import named
-from termsim.emulator.screen_cells import MAX_GLYPHS
-from termsim.emulator.screen_marks import MAX_CLUSTER, MAX_MARKS
-from termsim.emulator.screen_palette import PALETTE_SIZE
-from termsim.emulator.signal_log import MAX_NOTE, MAX_PENDING_NOTES
-from termsim.emulator.signals import KEPT
-from termsim.emulator.tokenizer import MAX_RUN_CHARS
-from termsim.emulator.unknown import MAX_UNKNOWN_KINDS, OTHER
+from termsim.emulator import Emulation, Terminal
+from termsim.emulator.parsing.decoding import replaced_xterm, xterm_sequences
+from termsim.emulator.parsing.tokenizer import MAX_RUN_CHARS
+from termsim.emulator.parsing.unknown import MAX_UNKNOWN_KINDS, OTHER
+from termsim.emulator.screen import cells as screen_cells
+from termsim.emulator.screen import draw as screen_draw
+from termsim.emulator.screen.cells import MAX_GLYPHS
+from termsim.emulator.screen.marks import MAX_CLUSTER, MAX_MARKS
+from termsim.emulator.screen.palette import PALETTE_SIZE
+from termsim.emulator.signals import signals
+from termsim.emulator.signals.log import MAX_NOTE, MAX_PENDING_NOTES
+from termsim.emulator.signals.signals import KEPT
+from termsim.emulator.terminal.dispatch import MAX_LINK, MAX_LINK_ID, TITLE_STACK
+from termsim.emulator.terminal.dispatch_memo import MAX_KEPT_KEY
 from termsim.events import UnknownSequences
+from termsim.report.names import named
 
 ACUTE = "\u0301"
 ZWJ = "\u200d"

@@ -2,7 +2,7 @@
 
 pyte's ``Char`` has no field for dim (SGR 2), invisible (8), the double
 underline (21), underline styles (``4:x``) or the underline colour (58), so
-termsim keeps them in a wider pen (``termsim.emulator.sgr.StyledChar``)
+termsim keeps them in a wider pen (``termsim.emulator.screen.sgr.StyledChar``)
 while one is on. These tests follow such a pen through every way the screen
 draws (the fast path for ASCII, the slow one for wide characters and marks,
 REP, insert mode, the fast path for coloured lines), through what changes
@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from termsim import Style
 from termsim.emulator import Terminal
-from termsim.emulator.screen import Protected
-from termsim.emulator.sgr import ProtectedStyledChar, StyledChar
-from termsim.emulator.snapshot import Run
+from termsim.emulator.screen.screen import Protected
+from termsim.emulator.screen.sgr import ProtectedStyledChar, StyledChar
+from termsim.emulator.snapshot.snapshot import Run
 from termsim.engine.screentext import Options, render
 from termsim.events import Output
 from termsim.files import Recording

@@ -10,8 +10,10 @@ import pytest
 
 import termsim
 from termsim import RecordingError, Text
-from termsim.emulator import screen_modes, terminal, tokenizer
-from termsim.emulator.terminal import Terminal
+from termsim.emulator.parsing import tokenizer
+from termsim.emulator.screen import modes as screen_modes
+from termsim.emulator.terminal import terminal
+from termsim.emulator.terminal.terminal import Terminal
 from termsim.events import End, Exit, Output
 from termsim.files import Recording
 from termsim.live import pty

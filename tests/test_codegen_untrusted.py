@@ -40,7 +40,7 @@ import termsim.codegen.module as codegen_module
 from termsim import CursorAt, Text
 from termsim.codegen import generate, generate_files
 from termsim.codegen.keys import decode
-from termsim.emulator.xterm import printable
+from termsim.emulator.terminals.xterm import printable
 from termsim.events import End, Input, Note, Output
 from termsim.recording.format import Recording, RecordingWriter
 

@@ -218,7 +218,7 @@ def test_each_reliability_row_names_tests_that_run_its_program_and_check_its_out
 def test_the_reliability_prose_is_the_codes() -> None:
     import test_reliability
 
-    from termsim.emulator import tokenizer
+    from termsim.emulator.parsing import tokenizer
     from termsim.live import process, pty
 
     text = " ".join((DOCS / "reliability.md").read_text().split())

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from termsim import Style
 from termsim.emulator import Emulation, Terminal
-from termsim.emulator.screen import history_cells
-from termsim.emulator.snapshot import row_text
+from termsim.emulator.screen.screen import history_cells
+from termsim.emulator.snapshot.snapshot import row_text
 
 _LINE = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7e), max_size=70)
 

@@ -1,7 +1,7 @@
 """Each fast path of the emulator gives what the plain path gives.
 
 termsim has four fast paths, each behind one primitive with a switch that
-only tests turn off (``termsim/emulator/terminal.py`` lists them):
+only tests turn off (``termsim/emulator/terminal/terminal.py`` lists them):
 
 * kept text rows: a read made only of lines goes to
   ``TermScreen.feed_lines``, rows get cells only when asked; off:
@@ -39,7 +39,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from termsim.emulator import Emulation, Terminal
-from termsim.emulator.screen import history_cells
+from termsim.emulator.screen.screen import history_cells
 
 Switch = Callable[[Terminal], None]
 

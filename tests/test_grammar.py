@@ -1,4 +1,4 @@
-"""The escape grammar, asked of the tokenizer (``termsim.emulator.grammar``).
+"""The escape grammar, asked of the tokenizer (``termsim.emulator.parsing.grammar``).
 
 Hand-written cases first (combined modes, strings, 8-bit CSI, sequences cut
 across chunks, CAN and SUB, ESC and controls inside a CSI), then properties
@@ -20,11 +20,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from termsim.emulator import Terminal, escapes, styled, terminal, terminal_lines
-from termsim.emulator import frame_edges as frame_edges_module
-from termsim.emulator.frame_edges import FrameEdges, frame_edges, frame_switch
-from termsim.emulator.grammar import PLAIN, Scanner, Span, sequence_at, sequences
-from termsim.emulator.tokenizer import Parser, Part
+from termsim.emulator import Terminal
+from termsim.emulator.parsing import escapes
+from termsim.emulator.parsing import frame_edges as frame_edges_module
+from termsim.emulator.parsing.frame_edges import FrameEdges, frame_edges, frame_switch
+from termsim.emulator.parsing.grammar import PLAIN, Scanner, Span, sequence_at, sequences
+from termsim.emulator.parsing.tokenizer import Parser, Part
+from termsim.emulator.screen import styled
+from termsim.emulator.terminal import lines as terminal_lines
+from termsim.emulator.terminal import terminal
 
 # -- hand-written cases -------------------------------------------------------------
 

@@ -15,7 +15,7 @@ import pytest
 from helpers import feed_split
 
 from termsim.emulator import Emulation, Terminal
-from termsim.emulator.profiles import PROFILES
+from termsim.emulator.terminals.profiles import PROFILES
 
 UNICODE = Emulation(invalid_utf8="unicode")
 

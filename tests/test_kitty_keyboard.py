@@ -20,7 +20,7 @@ from conftest import program
 import termsim
 from termsim import Regex, Text, UnknownKey
 from termsim.emulator import Terminal, key_bytes
-from termsim.emulator.keys import key_events
+from termsim.emulator.input.keys import key_events
 
 pytestmark = pytest.mark.anyio
 

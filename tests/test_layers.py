@@ -7,6 +7,8 @@ README's architecture section draws:
 
 * each package imports only from the layers below it (``LAYERS``);
 * no module imports itself back through others (no circle, at any depth);
+* the emulator's sub-packages import only those below them
+  (``EMULATOR_LAYERS``), and no module sits loose beside them;
 * the emulator imports no I/O, clock, event loop or file format, and the
   recording format nothing of the emulator.
 
@@ -44,6 +46,20 @@ LAYERS: dict[str, set[str]] = {
 }
 EDGES = {"__init__", "__main__", "cli", "cli_common", "cli_export", "pytest_plugin",
          "pytest_fixtures", "runner", "files"}
+
+#: Inside the emulator, the same rule by concern, lowest first: the
+#: terminals it can play, reading bytes, the screen, signals, snapshots,
+#: input encodings, the answers to queries, and the terminal that joins them.
+EMULATOR_LAYERS: dict[str, set[str]] = {
+    "terminals": set(),
+    "parsing": {"terminals"},
+    "screen": {"terminals", "parsing"},
+    "signals": {"parsing"},
+    "snapshot": {"screen", "signals", "parsing", "terminals"},
+    "input": {"snapshot", "screen", "signals", "parsing", "terminals"},
+    "answers": {"input", "screen", "parsing", "terminals"},
+    "terminal": {"answers", "input", "snapshot", "signals", "screen", "parsing", "terminals"},
+}
 
 #: Third-party and standard modules a layer must not touch: the emulator is
 #: sans-IO (bytes in, replies and snapshots out), the recording format knows
@@ -126,6 +142,28 @@ def upward_imports(graph: Mapping[str, set[str]]) -> list[str]:
     return bad
 
 
+def emulator_upward_imports(graph: Mapping[str, set[str]]) -> list[str]:
+    """Imports between the emulator's sub-packages that run up their order,
+    and modules of the emulator outside every sub-package."""
+    bad = []
+    for module, deps in sorted(graph.items()):
+        parts = module.split(".")
+        if parts[0] != "emulator" or len(parts) == 1:
+            continue
+        sub = parts[1]
+        if sub not in EMULATOR_LAYERS:
+            bad.append(f"{module} is in no sub-package of the emulator: add it to one")
+            continue
+        for dep in sorted(deps):
+            dep_parts = dep.split(".")
+            if dep_parts[0] != "emulator" or len(dep_parts) == 1 or dep_parts[1] == sub:
+                continue
+            if dep_parts[1] not in EMULATOR_LAYERS[sub]:
+                allowed = ", ".join(sorted(EMULATOR_LAYERS[sub])) or "nothing"
+                bad.append(f"{module} imports {dep} (emulator.{sub} may import only {allowed})")
+    return bad
+
+
 def circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
     """Every strongly connected group of modules with more than one member
     (Tarjan's algorithm), each as the path of one circle through it."""
@@ -173,6 +211,19 @@ def test_no_import_runs_up_the_layers() -> None:
     assert upward_imports(graph) == []
 
 
+def test_the_emulator_sub_packages_import_only_downward() -> None:
+    graph, _ = read_imports(PACKAGE)
+    assert emulator_upward_imports(graph) == []
+    upward = {**graph, "emulator.screen.cells": graph["emulator.screen.cells"]
+              | {"emulator.snapshot.snapshot"}}
+    assert emulator_upward_imports(upward) == [
+        "emulator.screen.cells imports emulator.snapshot.snapshot (emulator.screen may "
+        "import only parsing, terminals)"]
+    loose = {**graph, "emulator.stray": {"emulator.parsing.tokenizer"}}
+    assert emulator_upward_imports(loose) == [
+        "emulator.stray is in no sub-package of the emulator: add it to one"]
+
+
 def test_no_module_imports_itself_back() -> None:
     graph, _ = read_imports(PACKAGE)
     # Packages' __init__ docstrings import nothing; a circle through one of
@@ -189,19 +240,20 @@ def test_every_module_is_in_a_layer_and_the_graph_is_read() -> None:
     graph, outer = read_imports(PACKAGE)
     assert {part_of(m) for m in graph} <= set(LAYERS) | EDGES
     # The reader sees relative, lazy and TYPE_CHECKING imports.
-    assert "emulator.snapshot" in graph["engine.predicates"]
-    assert "errors" in graph["emulator.keys"]
-    assert "pyte" in outer["emulator.screen"] or any(
+    assert "emulator.snapshot.snapshot" in graph["engine.predicates"]
+    assert "errors" in graph["emulator.input.keys"]
+    assert "pyte" in outer["emulator.screen.screen"] or any(
         "pyte" in outer[m] for m in graph if m.startswith("emulator."))
 
 
 def test_the_checks_fail_on_an_upward_import_and_a_circle() -> None:
     graph, _ = read_imports(PACKAGE)
-    upward = {**graph, "emulator.snapshot": graph["emulator.snapshot"] | {"engine.engine"}}
+    snapshot = "emulator.snapshot.snapshot"
+    upward = {**graph, snapshot: graph[snapshot] | {"engine.engine"}}
     assert upward_imports(upward) == [
-        "emulator.snapshot imports engine.engine (emulator may import only errors, naming)"]
-    circle = {**graph, "emulator.snapshot": graph["emulator.snapshot"] | {"emulator.region"}}
-    assert ["emulator.region", "emulator.snapshot"] in circles(circle)
+        f"{snapshot} imports engine.engine (emulator may import only errors, naming)"]
+    circle = {**graph, snapshot: graph[snapshot] | {"emulator.snapshot.region"}}
+    assert ["emulator.snapshot.region", snapshot] in circles(circle)
 
 
 def test_a_bad_line_in_the_source_is_caught(tmp_path: Path) -> None:
@@ -209,12 +261,13 @@ def test_a_bad_line_in_the_source_is_caught(tmp_path: Path) -> None:
     upward import (the kind that used to close circles) fails the contract."""
     copy = tmp_path / "termsim"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    region = copy / "emulator" / "region.py"
+    region = copy / "emulator" / "snapshot" / "region.py"
     region.write_text(region.read_text() + (
-        "\n\ndef _late() -> None:\n    from ..engine.driver import Driver  # noqa: F401\n"))
+        "\n\ndef _late() -> None:\n    from ...engine.driver import Driver  # noqa: F401\n"))
     graph, _ = read_imports(copy)
     assert upward_imports(graph) == [
-        "emulator.region imports engine.driver (emulator may import only errors, naming)"]
+        "emulator.snapshot.region imports engine.driver (emulator may import only errors, "
+        "naming)"]
     assert circles(graph) != []
 
 

@@ -15,7 +15,7 @@ from conftest import program
 import termsim
 from termsim import MouseOff, Regex, Text
 from termsim.emulator import Terminal
-from termsim.emulator.mouse import Mouse
+from termsim.emulator.input.mouse import Mouse
 
 pytestmark = pytest.mark.anyio
 

@@ -17,7 +17,7 @@ from conftest import inherited_env, program
 
 import termsim
 from termsim import CursorAfter, Driver, InputReady, Regex, Region, Text, WaitTimeout
-from termsim.emulator.matches import Place
+from termsim.emulator.snapshot.matches import Place
 
 pytestmark = pytest.mark.anyio
 

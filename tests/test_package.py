@@ -113,7 +113,7 @@ def test_each_signal_predicate_and_the_value_it_waits_for_share_their_first_word
     import inspect
     import re
 
-    from termsim.emulator import signals
+    from termsim.emulator.signals import signals
     from termsim.engine import signal_predicates
 
     pairs = {"Bell": "BellRung", "Title": "TitleChange", "Link": "LinkRun",

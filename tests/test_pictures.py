@@ -20,7 +20,7 @@ import termsim
 from termsim import Text
 from termsim.cli import main
 from termsim.emulator import Terminal
-from termsim.emulator.snapshot import Snapshot
+from termsim.emulator.snapshot.snapshot import Snapshot
 from termsim.engine.playback import Playback
 from termsim.errors import RecordingError
 from termsim.recording.format import Recording

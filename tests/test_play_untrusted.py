@@ -42,7 +42,7 @@ from tmux_pane import TmuxServer, tmux_available, tmux_server
 
 from termsim.cli import main
 from termsim.emulator import Terminal
-from termsim.emulator.grammar import sequences
+from termsim.emulator.parsing.grammar import sequences
 from termsim.events import Event, Output
 from termsim.files import Playback, Recording
 from termsim.recording.format import RecordingWriter, make_header

@@ -16,7 +16,7 @@ from conftest import program
 import termsim
 from termsim import InputReady, Text
 from termsim.cli import main
-from termsim.emulator.profiles import KITTY, PROFILES, VSCODE, XTERM
+from termsim.emulator.terminals.profiles import KITTY, PROFILES, VSCODE, XTERM
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,4 @@
-"""Terminal profiles (``termsim/emulator/profiles.py``): complete, cited, the
+"""Terminal profiles (``termsim/emulator/terminals/profiles.py``): complete, cited, the
 ``xterm`` one equal to termsim's answers today, and the ``tmux`` one checked
 against the tmux installed here (skipped where there is none).
 
@@ -24,8 +24,9 @@ import pytest
 from tmux_pane import TIMEOUT, tmux_available, tmux_server
 
 from termsim.emulator import Terminal
-from termsim.emulator.emulation import Emulation
-from termsim.emulator.profiles import (
+from termsim.emulator.answers.queries import BACKGROUND, FOREGROUND, XTERM_PATCH
+from termsim.emulator.terminals.emulation import Emulation
+from termsim.emulator.terminals.profiles import (
     FACTS,
     MODE_STATES,
     MODES,
@@ -34,7 +35,6 @@ from termsim.emulator.profiles import (
     TMUX_VERSION,
     differences,
 )
-from termsim.emulator.queries import BACKGROUND, FOREGROUND, XTERM_PATCH
 
 NAMES = ["xterm", "kitty", "ghostty", "wezterm", "tmux", "vscode", "windows-terminal",
          "apple-terminal", "linux", "dumb"]

@@ -1,4 +1,4 @@
-"""The ``xterm`` profile (``termsim/emulator/profiles.py`` XTERM) checked
+"""The ``xterm`` profile (``termsim/emulator/terminals/profiles.py`` XTERM) checked
 against the real xterm installed here, under a virtual X display (skipped
 where ``xterm`` or ``xvfb-run`` is missing; CI installs both).
 
@@ -47,8 +47,8 @@ from typing import NamedTuple
 
 import pytest
 
-from termsim.emulator.profiles import MODES, XTERM
-from termsim.emulator.xterm import XTERM_PATCH
+from termsim.emulator.terminals.profiles import MODES, XTERM
+from termsim.emulator.terminals.xterm import XTERM_PATCH
 
 PROBE = Path(__file__).resolve().parent / "programs" / "term_probe.py"
 #: How long xterm may take, start to exit (a loaded machine is slow; an

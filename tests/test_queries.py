@@ -18,7 +18,7 @@ import pytest
 import termsim
 from termsim import Text
 from termsim.emulator import Terminal
-from termsim.emulator.tcap import _TCAP_KEYS, _TCAP_STRINGS, tcap_value
+from termsim.emulator.answers.tcap import _TCAP_KEYS, _TCAP_STRINGS, tcap_value
 
 
 def ask(data: bytes, **kwargs: object) -> bytes:

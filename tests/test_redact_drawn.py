@@ -27,8 +27,8 @@ import termsim
 from termsim import InputReady, Region, Text
 from termsim.cli import main
 from termsim.codegen import generate
-from termsim.emulator.grammar import Scanner
-from termsim.emulator.terminal import Terminal
+from termsim.emulator.parsing.grammar import Scanner
+from termsim.emulator.terminal.terminal import Terminal
 from termsim.engine.redaction import TerminalShadow, typed
 from termsim.events import (
     End,

@@ -20,8 +20,8 @@ from conftest import program
 
 import termsim
 from termsim import Driver, InputReady, Quiet, Regex, Region, Sequence, Text
-from termsim.emulator.matches import Place
-from termsim.emulator.terminal import Terminal
+from termsim.emulator.snapshot.matches import Place
+from termsim.emulator.terminal.terminal import Terminal
 from termsim.engine.predicates import Context, matched_screen
 
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ from pyte.screens import Char
 
 from termsim import Cell, Cursor, Modes, Region, Snapshot, Style
 from termsim.emulator import Terminal
-from termsim.emulator.snapshot import Run, build_lines
+from termsim.emulator.snapshot.snapshot import Run, build_lines
 
 RECORDINGS = sorted((Path(__file__).resolve().parent.parent / "recordings").glob("*.tsr"))
 

@@ -15,7 +15,7 @@ from helpers import sampled_screens
 from termsim import Snapshot, Style
 from termsim.cli import main
 from termsim.emulator import Terminal
-from termsim.emulator.snapshot import Run
+from termsim.emulator.snapshot.snapshot import Run
 from termsim.events import WaitEnded, WaitStarted
 from termsim.files import Playback, Recording
 from termsim.report import draw as _draw

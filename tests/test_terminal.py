@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from termsim import Modes, Query, Snapshot
 from termsim.emulator import QUERY_KINDS, Terminal
-from termsim.emulator import queries as _queries
-from termsim.emulator.sgr import StyledChar
-from termsim.emulator.terminal import printable
+from termsim.emulator.answers import queries as _queries
+from termsim.emulator.screen.sgr import StyledChar
+from termsim.emulator.terminal.terminal import printable
 
 ESC = b"\x1b"
 
@@ -518,7 +518,7 @@ _SGR_CODES = st.sampled_from(
 )
 @settings(max_examples=examples(300), deadline=None, database=None)
 def test_SGR_sets_what_pyte_sets(sequences: list[list[int]], reverse_video: bool) -> None:
-    # termsim's SGR (termsim/emulator/sgr.py) is a memoised port of pyte's
+    # termsim's SGR (termsim/emulator/screen/sgr.py) is a memoised port of pyte's
     # select_graphic_rendition: each sequence, applied twice (the memos and
     # the per-sequence shortcut), must leave the pen as pyte leaves it, and
     # the attributes pyte drops as xterm sets them (_beyond_pyte).
@@ -1143,7 +1143,7 @@ def test_transcript_has_no_escape_sequences_and_skips_the_alternate_screen() -> 
 
 
 def test_transcript_memory_is_bounded_and_says_what_it_dropped() -> None:
-    from termsim.emulator.screen import HISTORY_ROWS
+    from termsim.emulator.screen.screen import HISTORY_ROWS
 
     term = Terminal(10, 2)
     term.feed(b"\r\n".join(b"%d" % i for i in range(HISTORY_ROWS + 50)))

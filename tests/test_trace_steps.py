@@ -11,9 +11,9 @@ from conftest import CHROMIUM, trace_bench
 from readme import block
 
 from termsim.cli import main
-from termsim.emulator.names import named
 from termsim.files import Recording
 from termsim.report.html import recording_html
+from termsim.report.names import named
 from termsim.report.predicate_text import parse
 from termsim.report.steps import input_title, story
 from termsim.report.steps_text import steps_markdown

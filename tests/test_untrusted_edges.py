@@ -15,7 +15,7 @@ import pytest
 import termsim
 from termsim import ArgumentError, RecordingError, Text
 from termsim.cli import main
-from termsim.emulator.terminal import Terminal
+from termsim.emulator.terminal.terminal import Terminal
 from termsim.events import End, Output, WaitEnded, WaitStarted
 from termsim.files import Recording
 from termsim.offline.evidence import describe_recordings

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..emulator.region import Region
+from ..emulator.snapshot.region import Region
 from ..engine.cursor_predicates import CursorAfter, CursorAt, InputReady
 from ..engine.predicates import Predicate, Quiet
 from ..engine.signal_predicates import Title

@@ -30,7 +30,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..emulator.profiles import PROFILES
+from ..emulator.terminals.profiles import PROFILES
 from ..recording.redact import REDACTED
 from .masks import TEMPORARY
 

@@ -32,8 +32,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ..emulator.region import Region
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Snapshot
 from .masks import fixed_text, pattern_of, variable_spans
 
 #: Characters of a row, at most, awaited as its text (the end of a long row).

@@ -4,7 +4,7 @@ mouse clicks, pastes, and the terminal's answers to queries (dropped).
 A test says ``type("select 1;")`` and ``press("enter")``, not
 ``send(b"select 1;\\r")``. The bytes come from a keyboard (``termsim
 record``) or from a test's own calls; either way the same bytes mean the
-same keys, because :func:`termsim.emulator.keys.key_bytes` made them, or an
+same keys, because :func:`termsim.emulator.input.keys.key_bytes` made them, or an
 xterm did, which is the table that function follows. This module reads it
 backwards: every key name it knows, in both cursor-key modes, with every
 modifier, becomes one entry of a byte table, and a run of bytes is read
@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from functools import cache
 
-from ..emulator.keys import KITTY_FUNCTIONAL, key_bytes
+from ..emulator.input.keys import KITTY_FUNCTIONAL, key_bytes
 from ..errors import UnknownKey
 
 

@@ -11,7 +11,7 @@ forms, each of which is one token whatever the text holds:
 * a literal made by ``repr()`` (``literal``, and the screens'
   :func:`screen_argument` when their rows are not plain);
 * a comment or a docstring's words, shown with
-  :func:`~termsim.emulator.xterm.printable` (:func:`comment`,
+  :func:`~termsim.emulator.terminals.xterm.printable` (:func:`comment`,
   :func:`docstring_words`): no line end the tokenizer or an editor
   knows, no control, no bidirectional override, and, in a docstring, no
   quote or backslash left bare;
@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..emulator.xterm import printable
+from ..emulator.terminals.xterm import printable
 from ..engine.screentext import parse
 
 #: What CPython's tokenizer ends a line at (``\\r`` and ``\\r\\n`` are read as

@@ -41,9 +41,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..emulator.region import Region
-from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import Terminal
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminal.terminal import Terminal
 from ..engine.screentext import Options, render
 from ..recording.format import Recording
 from .environment import Environment, recorded

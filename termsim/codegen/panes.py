@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.snapshot import Snapshot
 
 #: A column of line-drawing cells this high, at least, separates panes.
 MIN_RUN = 3

@@ -32,8 +32,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import HistoryMark, Terminal
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminal.terminal import HistoryMark, Terminal
 from ..engine.playback import ScreenBudget, apply_to_terminal, terminal_for
 from ..events import Exit, Hangup, Input, InputRead, Note, Output, Resize, TtyMode
 from ..recording.format import Recording

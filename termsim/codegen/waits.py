@@ -40,8 +40,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..emulator.region import Region
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Snapshot
 from .fresh import FRAME, Awaited, Novelty, awaited, novelty, words
 from .fresh import said as _said  # noqa: F401  (what a row says, read by the tests)
 from .literals import literal, raw_pattern

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.snapshot import Snapshot
 from ..engine.source import Mark
 from ..errors import ArgumentError, TermsimError
 from ..live.session import Session

@@ -8,7 +8,7 @@ the ``termsim`` command's subparsers; ``python -m termsim.drive`` runs the
 same commands (:func:`main`), so both ways give the same help and answers.
 
 What it prints for people goes through :func:`say`, every line shown with
-:func:`~termsim.emulator.xterm.printable`: a program's screen and title are
+:func:`~termsim.emulator.terminals.xterm.printable`: a program's screen and title are
 a stranger's text, and reach the terminal as text, never as control
 sequences. ``--json`` prints the daemon's answer instead, one ASCII-only
 JSON object, on success and failure alike. (``say`` is the ``termsim``
@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..emulator.xterm import printable
+from ..emulator.terminals.xterm import printable
 from .paths import RECORD_DIR, DriveError
 
 DESCRIPTION = """\

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..codegen.driven_waits import MOST_SECONDS
-from ..emulator.profiles import TERMINAL_VARIABLES
+from ..emulator.terminals.profiles import TERMINAL_VARIABLES
 from ..recording.fields import MAX_SIZE
 from .paths import DriveError
 

@@ -1,16 +1,18 @@
 """The sans-IO terminal: bytes in, replies and screens out.
 
-:class:`~termsim.Terminal` (``terminal``) is the one way in: it feeds the
-program's bytes through the tokenizer (``tokenizer``, the only code that knows
-where an escape sequence begins and ends) to the screen (``screen``, pyte's
-``Screen`` extended by concern), answers the program's queries at the byte
-where they were asked (``queries``, one table; ``terminal_answers``, the
-bookkeeping of when and in what order; ``tcap``, XTGETTCAP's terminfo
-names), as the terminal it plays answers them (``profiles``), and hands out immutable
-:class:`~termsim.Snapshot` values (``snapshot``) that regions (``region``)
-look into. SGR (``sgr``, ``styled``), keys (``keys``) and mouse reports
-(``mouse``) are the encodings both directions need; ``emulation`` holds the
-choices where real terminals disagree.
+:class:`~termsim.Terminal` (``terminal/``) is the one way in: it feeds the
+program's bytes through the tokenizer (``parsing/``, the only code that
+knows where an escape sequence begins and ends) to the screen (``screen/``,
+pyte's ``Screen`` extended by concern), answers the program's queries at
+the byte where they were asked (``answers/``, one table; the terminal keeps
+the order), as the terminal it plays answers them (``terminals/``, with the
+choices where real terminals disagree), and hands out immutable
+:class:`~termsim.Snapshot` values (``snapshot/``) that regions look into.
+What a program says outside the cells is ``signals/``; keys and mouse
+reports, the encodings a test sends, are ``input/``. Each sub-package
+imports only those below it, lowest first: terminals, parsing, screen,
+signals, snapshot, input, answers, terminal (``tests/test_layers.py``
+holds the order).
 
 Nothing here touches a file descriptor, a clock or an event loop, so all of
 it is tested with plain byte strings (``tests/test_layers.py`` holds that).
@@ -21,10 +23,10 @@ internal. Test code imports from :mod:`termsim`.
 """
 
 from ..naming import publish
-from .emulation import Emulation
-from .keys import key_bytes
-from .profiles import PROFILES, Profile
-from .terminal import QUERY_KINDS, Policy, Terminal
+from .input.keys import key_bytes
+from .terminal.terminal import QUERY_KINDS, Policy, Terminal
+from .terminals.emulation import Emulation
+from .terminals.profiles import PROFILES, Profile
 
 __all__ = ["PROFILES", "QUERY_KINDS", "Emulation", "Policy", "Profile", "Terminal", "key_bytes"]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..emulator.region import Region
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Snapshot
 from ..errors import ArgumentError
 
 __all__ = ["Activity", "Ignore", "ignored_regions"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..emulator.terminal import HistoryMark
+from ..emulator.terminal.terminal import HistoryMark
 from ..errors import ArgumentError
 from .source import Mark
 

@@ -9,8 +9,8 @@ from the predicate protocol (:mod:`termsim.engine.predicates`).
 
 from __future__ import annotations
 
-from ..emulator.region import resolve
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.region import resolve
+from ..emulator.snapshot.snapshot import Snapshot
 from .predicates import Predicate
 from .text_predicates import NBSP, as_spaces
 

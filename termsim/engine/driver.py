@@ -21,12 +21,12 @@ from typing import Self
 
 import anyio
 
-from ..emulator.hygiene import Leftover
-from ..emulator.keys import key_bytes, key_events
-from ..emulator.mouse import Mouse
-from ..emulator.region import Region
-from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import Query, Terminal
+from ..emulator.input.keys import key_bytes, key_events
+from ..emulator.input.mouse import Mouse
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminal.hygiene import Leftover
+from ..emulator.terminal.terminal import Query, Terminal
 from ..errors import ArgumentError, SessionClosed, TermsimError, surface, warn
 from ..events import Event, Note, Warned, stamp
 from ..recording.redact import REDACTED
@@ -165,7 +165,7 @@ class Driver(Verbs, ABC):
     def hygiene(self) -> list[Leftover]:
         """What the program left on that a fresh terminal has off: the
         alternate screen, mouse tracking, bracketed paste, a hidden
-        cursor... (``termsim/emulator/hygiene.py`` lists them), each with
+        cursor... (``termsim/emulator/terminal/hygiene.py`` lists them), each with
         the sequence that undoes it and when it was turned on. Asked after
         the program exited (or was interrupted), an empty list means it left
         the terminal as it found it."""

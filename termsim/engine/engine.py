@@ -70,10 +70,10 @@ from collections.abc import Callable
 
 import anyio
 
-from ..emulator.frame_edges import FrameEdges
-from ..emulator.region import Region
-from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import Query, Terminal
+from ..emulator.parsing.frame_edges import FrameEdges
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminal.terminal import Query, Terminal
 from ..errors import Scrub, SessionClosed, _same
 from ..events import (
     Event,

@@ -21,8 +21,8 @@ import os
 import re
 from collections.abc import Sequence
 
-from ..emulator.region import Region
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Snapshot
 from ..errors import ArgumentError, GoldenMissing, shown_path
 from . import settings as _hooks
 from .engine import Engine

@@ -7,7 +7,7 @@ and that every layer may raise.
 
 Their messages end up in CI logs, which are terminals too, and quote what a
 program drew (its screen, its titles, what almost matched): each line of a
-message is shown with :func:`~termsim.emulator.xterm.printable` (:func:`_shown`),
+message is shown with :func:`~termsim.emulator.terminals.xterm.printable` (:func:`_shown`),
 so a program's bytes read as what they are. The attributes stay as they were.
 
 What they list must be true of the program, not of termsim's bookkeeping:
@@ -23,14 +23,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..emulator.profiles import MODES
-from ..emulator.xterm import printable
+from ..emulator.terminals.profiles import MODES
+from ..emulator.terminals.xterm import printable
 from ..errors import Scrub, TermsimError, _indent, _same, describe_status, shown_path
 
 if TYPE_CHECKING:
-    from ..emulator.hygiene import Leftover
-    from ..emulator.snapshot import Snapshot
-    from ..emulator.terminal import Query
+    from ..emulator.snapshot.snapshot import Snapshot
+    from ..emulator.terminal.hygiene import Leftover
+    from ..emulator.terminal.terminal import Query
     from .predicates import Predicate
 
 

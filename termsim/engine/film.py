@@ -7,7 +7,7 @@ engine remembers the recent distinct screens and inputs; this module turns
 them into text.
 
 What the program said outside the cells (a bell, a title, a notification:
-``termsim.emulator.signals``) is in the strip too, in words at its own
+``termsim.emulator.signals.signals``) is in the strip too, in words at its own
 time, because a screen that only rang the bell looks like the one before
 and would otherwise say nothing. The last screen's ``signals`` hold every
 signal so far, each with the generation that first held it, so none is
@@ -27,8 +27,8 @@ from collections import deque
 from dataclasses import dataclass
 from itertools import groupby
 
-from ..emulator.signals import Signal
-from ..emulator.snapshot import Snapshot
+from ..emulator.signals.signals import Signal
+from ..emulator.snapshot.snapshot import Snapshot
 
 #: How many screens before a failure its error message shows (besides the
 #: first screen after each input, always shown).

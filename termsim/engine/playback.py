@@ -20,10 +20,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import fields
 from typing import Any
 
-from ..emulator.emulation import Emulation
-from ..emulator.profiles import PROFILES
-from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import QUERY_KINDS, Policy, Terminal
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminal.terminal import QUERY_KINDS, Policy, Terminal
+from ..emulator.terminals.emulation import Emulation
+from ..emulator.terminals.profiles import PROFILES
 from ..errors import ArgumentError, RecordingError
 from ..events import Event, Output, Reply, Resize
 from ..recording.fields import shown

@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..emulator.matches import Match
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.matches import Match
+from ..emulator.snapshot.snapshot import Snapshot
 from ..errors import ArgumentError
 from .activity import Activity, Ignore, ignored_regions
 from .activity import describe as describe_regions
@@ -108,7 +108,7 @@ class Predicate:
 
     def found(self, snap: Snapshot, ctx: Context) -> Match | None:
         """What this predicate, which held on ``snap``, found there: a
-        ``Text`` or ``Regex``'s :class:`~termsim.emulator.matches.Match`
+        ``Text`` or ``Regex``'s :class:`~termsim.emulator.snapshot.matches.Match`
         (``Snapshot.match``); None for a predicate that finds no text."""
         return None
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from wcwidth import wcwidth
 
-from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import Terminal
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminal.terminal import Terminal
 from ..recording.redact import Span
 
 

@@ -38,8 +38,8 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..emulator.region import Region
-from ..emulator.snapshot import Cell, Snapshot, Style
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Cell, Snapshot, Style
 
 #: What a masked cell is written as.
 MASKED = "░"

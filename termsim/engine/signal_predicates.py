@@ -22,15 +22,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..emulator.signals import (
+from ..emulator.signals.signals import (
     ClipboardWrite,
     ImageSent,
     NotificationSent,
     ShellMark,
     Signal,
 )
-from ..emulator.snapshot import Snapshot
-from ..emulator.snapshot_values import LinkRun
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.snapshot.values import LinkRun
 from .predicates import Context, Predicate
 
 Pattern = str | re.Pattern[str]

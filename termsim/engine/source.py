@@ -17,7 +17,7 @@ from typing import Protocol
 
 import anyio
 
-from ..emulator.terminal import Query
+from ..emulator.terminal.terminal import Query
 from ..events import Event
 
 

@@ -7,7 +7,7 @@ in. That explaining is most of this module and shared by :class:`Text` and
 (:mod:`termsim.engine.predicates`) so each can be read without the other.
 
 Both give back what they found: the screen ``wait_for`` returns carries a
-:class:`~termsim.emulator.matches.Match` (``screen.match``), the groups as
+:class:`~termsim.emulator.snapshot.matches.Match` (``screen.match``), the groups as
 ``re`` reads them and where they are on the screen, so a test never
 searches the screen a second time for the number it waited for.
 
@@ -24,9 +24,9 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from weakref import ref
 
-from ..emulator.matches import Match, Place
-from ..emulator.region import Region
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.matches import Match, Place
+from ..emulator.snapshot.region import Region
+from ..emulator.snapshot.snapshot import Snapshot
 from .nearmiss import closest, worth_showing
 from .predicates import Context, Predicate
 
@@ -179,7 +179,7 @@ class Text(_InRegion):
     in ``text``, reads as a space: ``Text("❯ hi")`` finds ink's ``❯\\xa0hi``.
 
     The screen a wait returns has the text's place: ``screen.match.row``,
-    ``screen.match.col`` (a :class:`~termsim.emulator.matches.Match`)."""
+    ``screen.match.col`` (a :class:`~termsim.emulator.snapshot.matches.Match`)."""
 
     def __init__(self, text: str, region: Region | None = None) -> None:
         if not text:
@@ -262,7 +262,7 @@ class Regex(_InRegion):
         screen.match.group("n")          # '42', as re.Match reads it
         screen.match.row, screen.match.col  # where it starts on the screen
 
-    (a :class:`~termsim.emulator.matches.Match`: its ``string`` is the text
+    (a :class:`~termsim.emulator.snapshot.matches.Match`: its ``string`` is the text
     searched, the cursor's row read up to the cursor where that is what
     matched; in ``Region.transcript()`` it is the transcript, and ``row``
     and ``col`` are None, as the text may have scrolled off)."""

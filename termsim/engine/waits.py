@@ -17,8 +17,8 @@ from functools import partial
 
 import anyio
 
-from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import Terminal
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminal.terminal import Terminal
 from ..errors import ArgumentError, Scrub, SessionClosed
 from ..events import WaitOutcome, errored
 from .activity import Activity

@@ -26,7 +26,7 @@ import tty
 
 import anyio
 
-from ..emulator.terminal import QUERY_KINDS
+from ..emulator.terminal.terminal import QUERY_KINDS
 from ..engine.cursor_predicates import InputReady
 from ..engine.failures import ProcessExited
 from ..engine.predicates import Quiet

@@ -56,7 +56,7 @@ import anyio
 import anyio.abc
 import anyio.lowlevel
 
-from ..emulator.terminal import Query
+from ..emulator.terminal.terminal import Query
 from ..engine.stream import EventStream
 from ..errors import SessionClosed
 from ..events import Event, Exit, InputRead, Output, Reply, TtyMode, stamp

@@ -36,11 +36,11 @@ from typing import Literal
 
 import anyio
 
-from ..emulator.emulation import Emulation
-from ..emulator.grammar import Scanner
-from ..emulator.profiles import TERMINAL_VARIABLES, Profile, profile_named
-from ..emulator.region import Region
-from ..emulator.terminal import Policy, Terminal
+from ..emulator.parsing.grammar import Scanner
+from ..emulator.snapshot.region import Region
+from ..emulator.terminal.terminal import Policy, Terminal
+from ..emulator.terminals.emulation import Emulation
+from ..emulator.terminals.profiles import TERMINAL_VARIABLES, Profile, profile_named
 from ..engine.driver import Driver
 from ..engine.engine import Engine
 from ..engine.redaction import TerminalShadow, typed

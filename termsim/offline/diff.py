@@ -18,7 +18,7 @@ anchors), and reports, in this order:
 
 ``termsim diff PASS.tsr FAIL.tsr`` prints it; ``--html`` writes a page.
 Both quote the recordings (labels, predicates, screens, file names): the
-text shows each line with :func:`~termsim.emulator.xterm.printable`, the
+text shows each line with :func:`~termsim.emulator.terminals.xterm.printable`, the
 page escapes it.
 """
 
@@ -29,9 +29,9 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..emulator.grammar import PLAIN, sequences
-from ..emulator.snapshot import Snapshot
-from ..emulator.xterm import printable
+from ..emulator.parsing.grammar import PLAIN, sequences
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminals.xterm import printable
 from ..engine.playback import Playback
 from ..events import Input, Note, Output, TtyMode
 from ..recording.format import Recording, WaitRecord

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..emulator.xterm import printable
+from ..emulator.terminals.xterm import printable
 from ..engine.playback import Playback
 from ..errors import RecordingError, TermsimError, describe_status
 from ..events import Exit, Warned

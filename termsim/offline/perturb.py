@@ -47,8 +47,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ..emulator.grammar import PLAIN, Span, sequences
-from ..emulator.queries import printable
+from ..emulator.answers.queries import printable
+from ..emulator.parsing.grammar import PLAIN, Span, sequences
 from ..events import (
     Event,
     Input,

@@ -44,8 +44,8 @@ from dataclasses import replace
 
 import anyio
 
-from ..emulator.region import Region
-from ..emulator.xterm import printable
+from ..emulator.snapshot.region import Region
+from ..emulator.terminals.xterm import printable
 from ..engine.driver import Driver
 from ..engine.engine import Engine
 from ..engine.playback import terminal_for

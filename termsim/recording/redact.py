@@ -48,7 +48,7 @@ def mask(width: int) -> str:
 
 
 class Span(Protocol):
-    """A token of the terminal's grammar (``termsim.emulator.grammar.Span``)."""
+    """A token of the terminal's grammar (``termsim.emulator.parsing.grammar.Span``)."""
 
     @property
     def start(self) -> int: ...
@@ -121,7 +121,7 @@ class Redactor:
 
     ``tokens``: how a stream tells the characters that draw from escape
     sequences (a session passes the terminal's grammar,
-    :class:`termsim.emulator.grammar.Scanner`: this package imports nothing of
+    :class:`termsim.emulator.parsing.grammar.Scanner`: this package imports nothing of
     the emulator); without it every character draws.
     """
 

@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..emulator.xterm import printable
+from ..emulator.terminals.xterm import printable
 from ..engine.playback import Playback
 from ..errors import RecordingError
 from ..events import Exit, Input, Note, Output, Resize

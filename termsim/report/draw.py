@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..emulator.snapshot import Run, Snapshot, Style
+from ..emulator.snapshot.snapshot import Run, Snapshot, Style
 
 #: xterm's default 16 colours, under pyte's names (pyte says "brown" for yellow,
 #: and "bfightmagenta" for the bright magenta background, a typo kept here).

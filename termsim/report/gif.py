@@ -52,7 +52,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO, Final
 
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.snapshot import Snapshot
 from ..errors import ArgumentError
 from ..events import Input, Output, Resize
 from ..recording.format import Recording

@@ -8,7 +8,7 @@ on a timeline with their outcome and duration, and the inputs, notes,
 warnings, resizes and exit in a list; clicking a mark or a line moves the
 scrubber there. What the program said outside the cells (bells, titles,
 clipboard writes, notifications, shell marks, images:
-:mod:`termsim.emulator.signals`) is on the timeline and in the list too, in
+:mod:`termsim.emulator.signals.signals`) is on the timeline and in the list too, in
 words at its time: no screen would show it otherwise. The signals come from
 the last screen of the replay, not from the recording's events: the
 recorded output is their one source, as it is for a replay.
@@ -47,7 +47,7 @@ import hashlib
 import io
 from typing import Any, TextIO
 
-from ..emulator.signals import (
+from ..emulator.signals.signals import (
     BellRung,
     ClipboardWrite,
     DirectoryChange,
@@ -57,7 +57,7 @@ from ..emulator.signals import (
     Signal,
     TitleChange,
 )
-from ..emulator.terminal import printable
+from ..emulator.terminal.terminal import printable
 from ..errors import describe_status
 from ..events import (
     End,

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from typing import Any
 
-from ..emulator.snapshot import Run, Snapshot
+from ..emulator.snapshot.snapshot import Run, Snapshot
 from ..engine.playback import Playback
 from ..recording.format import Recording
 from .draw import (

@@ -6,7 +6,7 @@ step's before and after, a few settled screens in between, and evenly
 spaced ones for the scrubber: at most ``max_frames`` of the last kind, all
 encoded once by :class:`~termsim.report.html_screens.FrameEncoder`, rows
 shared), the steps pointing at them by index, and for each step the output
-it spans as named tokens (:func:`termsim.emulator.names.named`, the
+it spans as named tokens (:func:`termsim.report.names.named`, the
 terminal's own grammar) with the reads of input between them (the causal
 marks), cut to :data:`STEP_BYTES` bytes a step (its first and last output,
 the middle left out and said so). The script draws only the screens in
@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..emulator.names import named
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.snapshot import Snapshot
 from ..events import InputRead, Output
 from ..recording.format import Recording
 from .draw import escape
 from .html_screens import FrameEncoder
+from .names import named
 from .steps import Failure, Step, Story, evenly, story, walk_screens
 
 #: Output shown per step, at most (its first and last bytes).

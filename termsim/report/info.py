@@ -6,7 +6,7 @@ Why in ``report``: it is one more way a recording is shown to a person,
 like the HTML page and the SVG; the command only opens the file and prints
 it. What a stranger's file or a program says (argv, notes, titles...) is
 quoted as it is, and every line of the report goes through
-:func:`~termsim.emulator.xterm.printable` as it is written.
+:func:`~termsim.emulator.terminals.xterm.printable` as it is written.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TextIO
 
-from ..emulator.queries import printable
-from ..emulator.signals import ImageSent, Signal, Signals
-from ..emulator.snapshot import Run
-from ..emulator.terminal import QUERY_KINDS, Terminal
+from ..emulator.answers.queries import printable
+from ..emulator.signals.signals import ImageSent, Signal, Signals
+from ..emulator.snapshot.snapshot import Run
+from ..emulator.terminal.terminal import QUERY_KINDS, Terminal
 from ..engine.playback import apply_to_terminal, terminal_for
 from ..errors import describe_status
 from ..events import (

@@ -29,7 +29,7 @@ A picture's size is capped before anything is allocated
 (:data:`MAX_PICTURE_PIXELS`, :data:`MAX_PICTURE_CELLS`): a recording's
 screen may be 1000 x 1000 cells, which would be a picture of 162 million
 pixels. Everything drawn comes from the screen's runs and, for captions,
-from :func:`~termsim.emulator.xterm.printable` text: nothing a program
+from :func:`~termsim.emulator.terminals.xterm.printable` text: nothing a program
 printed is interpreted.
 """
 
@@ -41,8 +41,8 @@ from typing import TYPE_CHECKING, Final
 
 from wcwidth import wcwidth
 
-from ..emulator.snapshot import Snapshot
-from ..emulator.xterm import printable
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminals.xterm import printable
 from .draw import DEFAULT_BG, DEFAULT_FG, DrawnRun, Look, clean, cursor_cell, drawn_row
 from .picture_canvas import (
     _NOTDEF,

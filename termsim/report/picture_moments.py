@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.snapshot import Snapshot
 from ..engine.playback import Playback
 from ..errors import ArgumentError
 from ..events import Resize, WaitEnded, errored

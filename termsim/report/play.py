@@ -56,8 +56,8 @@ from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import BinaryIO, TextIO
 
-from ..emulator.hygiene import Leftover
-from ..emulator.terminal import Terminal
+from ..emulator.terminal.hygiene import Leftover
+from ..emulator.terminal.terminal import Terminal
 from ..events import Resize
 from ..recording.format import Recording
 from .play_allowlist import Kind, allowed_outputs, summary

@@ -36,11 +36,11 @@ What does not, though it looks harmless
     G2/G3 and other character sets; every OSC, DCS, APC, PM and SOS.
 
 Decided: each token is classified from its own bytes, as the grammar
-(:mod:`termsim.emulator.grammar`, the tokenizer's own parser) splits them,
+(:mod:`termsim.emulator.parsing.grammar`, the tokenizer's own parser) splits them,
 not by feeding a :class:`~termsim.emulator.Terminal` and asking it what happened
 (how the queries used to be found): an allowlist must not depend on the
 emulator recognising a sequence, since what it does not recognise is
-exactly what must not pass. The names (:mod:`termsim.emulator.names`)
+exactly what must not pass. The names (:mod:`termsim.report.names`)
 only say which dropped sequences were queries. Offsets are those of the
 whole output stream, so a sequence cut across two output events is judged
 once, whole, and written with the event that completes it; a control the
@@ -57,11 +57,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from ..emulator.grammar import Scanner, Span
-from ..emulator.names import name_of
-from ..emulator.tokenizer import MAX_PENDING
+from ..emulator.parsing.grammar import Scanner, Span
+from ..emulator.parsing.tokenizer import MAX_PENDING
 from ..events import Output
 from ..recording.format import Recording
+from .names import name_of
 
 
 class Kind(Enum):

@@ -31,7 +31,7 @@ from typing import cast
 
 import regex
 
-from ..emulator.region import Region
+from ..emulator.snapshot.region import Region
 from ..engine.cursor_predicates import CursorAfter, CursorAt, InputReady
 from ..engine.predicates import All, Any, Not, Predicate, Quiet, Sequence
 from ..engine.text_predicates import Regex, Text

@@ -39,10 +39,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from ..emulator.queries import printable
-from ..emulator.signals import Signal
-from ..emulator.snapshot import Snapshot
-from ..emulator.terminal import Terminal
+from ..emulator.answers.queries import printable
+from ..emulator.signals.signals import Signal
+from ..emulator.snapshot.snapshot import Snapshot
+from ..emulator.terminal.terminal import Terminal
 from ..engine.cursor_predicates import CursorAfter, CursorAt
 from ..engine.nearmiss import Sighting, closest, worth_showing
 from ..engine.playback import ScreenBudget, apply_to_terminal, terminal_for

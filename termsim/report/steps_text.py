@@ -9,7 +9,7 @@ screen in a fenced block; JSON is the steps as data.
 
 A step's words quote the recording (a note, a predicate, an input's label,
 the command line) and its screens the program: text and Markdown show each
-line with :func:`~termsim.emulator.xterm.printable`, and JSON is ASCII (every
+line with :func:`~termsim.emulator.terminals.xterm.printable`, and JSON is ASCII (every
 other character a ``\\u`` escape), so none of it reaches a terminal as a
 control, and a newline in a note cannot forge a step.
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..emulator.xterm import printable
+from ..emulator.terminals.xterm import printable
 from ..recording.format import Recording
 from .steps import Failure, Step, Story, story
 

@@ -16,7 +16,7 @@ is a picture, and a link in it would be one more thing to make safe.
 
 from __future__ import annotations
 
-from ..emulator.snapshot import Snapshot
+from ..emulator.snapshot.snapshot import Snapshot
 from .draw import (
     DEFAULT_BG,
     DEFAULT_FG,

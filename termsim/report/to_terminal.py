@@ -3,7 +3,7 @@
 A program's queries (``ESC[6n``, DA, ``OSC 11;?``...) are what a terminal
 answers into its input: found here the way the session found them, by the
 same :class:`~termsim.emulator.Terminal` that answers them (where each begins), and
-the tokenizer's grammar, ``termsim.emulator.grammar`` (where each ends).
+the tokenizer's grammar, ``termsim.emulator.parsing.grammar`` (where each ends).
 
 ``termsim play`` no longer cuts only these: what it writes to a terminal is
 an allowlist of what draws cells (:mod:`termsim.report.play_allowlist`),
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..emulator.grammar import sequence_at
-from ..emulator.terminal import Terminal
+from ..emulator.parsing.grammar import sequence_at
+from ..emulator.terminal.terminal import Terminal
 from ..events import Output, Resize
 from ..recording.format import Recording
 

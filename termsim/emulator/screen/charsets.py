@@ -1,0 +1,68 @@
+"""Character sets: G0 to G3, locking and single shifts.
+
+Why a module of its own: pyte's tables are the Linux console's (its DEC
+special graphics also turn ``+,-.0`` into arrows, and G1 starts as line
+drawing); termsim's follow xterm, and the drawing code, DECSC/DECRC and the
+kept text rows all need to know when text passes through unchanged
+(``_LAT1`` in GL). The tables and the rules live here once.
+"""
+
+from __future__ import annotations
+
+import pyte
+
+from .state import ScreenState
+
+#: ASCII: text through G0 as designated at start costs nothing.
+_LAT1 = pyte.charsets.LAT1_MAP
+#: DEC Special Graphics as xterm has it: only 0x5f..0x7e replaced, and two
+#: of those as xterm and the VT100 draw them, not as pyte (the Linux
+#: console): ``_`` is a blank (xterm's ``map_DEC_Spec_Graphic`` leaves 0x5F
+#: undefined, and ``xtermCharSetOut`` makes it an empty cell; pyte: a no-break
+#: space), ``h`` the symbol for newline, U+2424 (pyte: a shade, U+2591).
+_DEC_SPECIAL = (_LAT1[:0x5F] + " " + pyte.charsets.VT100_MAP[0x60:0x68] + "\u2424"
+                + pyte.charsets.VT100_MAP[0x69:0x7F] + _LAT1[0x7F:])
+#: The UK national set (``ESC ( A``): ASCII with a pound sign for ``#``.
+_UK = _LAT1[:0x23] + "£" + _LAT1[0x24:]
+
+
+class CharsetOps(ScreenState):
+    """SCS (``ESC ( B``...), LS2/LS3 and SS2/SS3, as xterm has them."""
+
+    def _reset_g2_g3(self) -> None:
+        #: G2 and G3 (``ESC * F``, ``ESC + F``), invoked into GL by LS2/LS3
+        #: (``ESC n``/``ESC o``, ``charset`` 2 and 3) or for one character by
+        #: SS2/SS3 (``ESC N``/``ESC O``, ``single_shift``). G1 too is ASCII
+        #: until designated, as in xterm and tmux (pyte: the Linux console's
+        #: line drawing, so SO alone turned "q" into "─").
+        self.g1_charset = self.g2_charset = self.g3_charset = _LAT1
+        self.single_shift = 0
+
+    def _gl_table(self) -> str:
+        """The character set invoked into GL (SI, SO, LS2, LS3)."""
+        return (self.g0_charset, self.g1_charset, self.g2_charset,
+                self.g3_charset)[self.charset]
+
+    def _in_gl(self, data: str) -> str:
+        """``data`` through the character set invoked into GL; G0 as ASCII
+        costs nothing. (``_gl_table``, inlined: text after SO comes here.)"""
+        table = (self.g0_charset, self.g1_charset, self.g2_charset,
+                 self.g3_charset)[self.charset]
+        return data if table is _LAT1 else data.translate(table)
+
+    def define_charset(self, code: str, mode: str) -> None:
+        # pyte's "0" is the Linux console's map, which also turns ``+,-.0``
+        # into arrows and a block; DEC Special Graphics (and xterm) only
+        # replace 0x5f..0x7e.
+        table = {"B": _LAT1, "0": _DEC_SPECIAL, "A": _UK}.get(code) \
+            or pyte.charsets.MAPS.get(code)
+        if table is None:
+            return
+        if mode == "(":
+            self.g0_charset = table
+        elif mode == ")":
+            self.g1_charset = table
+        elif mode == "*":
+            self.g2_charset = table
+        elif mode == "+":
+            self.g3_charset = table

@@ -1,0 +1,201 @@
+"""The state of a ``TermScreen`` beneath its concerns.
+
+Why a module of its own: the concerns (``screen_erase``, ``screen_scroll``,
+``screen_draw``...) are mixin classes, and each one reads the same state:
+the buffers, the history, the caches, the saved cursors. ``ScreenState``
+creates all of it in one ``__init__``, so that each concern can be read (and
+type-checked) knowing every attribute it may touch, and holds the two rules
+several concerns share: what a new row and a blank cell are, and how a
+pending wrap ends.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable
+from typing import NamedTuple
+
+import pyte
+from pyte import modes as mo
+from pyte.screens import Char, StaticDefaultDict
+
+from ..terminals.profiles import XTERM, Profile
+from .cells import (
+    _BLANK,
+    _REVERSE_BLANK,
+    HISTORY_ROWS,
+    HistoryRow,
+    TextRow,
+    _Glyphs,
+)
+from .segments import KeptSegments
+
+
+class ScreenState(pyte.Screen):
+    """pyte's ``Screen`` with the state termsim adds; the concerns build on it."""
+
+    def __init__(self, columns: int, lines: int) -> None:
+        self._glyphs: dict[Char, _Glyphs] = {}
+        self._blank_text = ""  # a new row's text, shared by all of them
+        # The attributes of the last single character drawn without a table.
+        self._single: Char | None = None
+        #: Long segments drawn before (``draw``'s kept segments fast path).
+        self._segments = KeptSegments()
+        self._blanks: dict[tuple[str, str], Char] = {}
+        self.alternate = False
+        self.cursor_shape = 0
+        self.application_keypad = False
+        self.last_char = ""
+        self.title_stack: list[str] = []
+        #: The terminal this screen answers as (``profiles.py``): xterm's
+        #: answers unless the ``Terminal`` is given another profile.
+        self.profile: Profile = XTERM
+        #: The kitty keyboard protocol's flag stacks (``CSI > flags u``...),
+        #: one for the main screen and one for the alternate screen, as
+        #: kitty keeps them (keyboard-protocol.rst: "Terminals must maintain
+        #: separate stacks for the main and alternate screens"; kitty
+        #: screen.c ``screen_toggle_screen_buffer``): ``kitty_keyboard`` is
+        #: the one of the screen in use.
+        self._kitty_stacks: tuple[list[int], list[int]] = ([], [])
+        #: xterm's modifyOtherKeys level (``CSI > 4 ; n m``).
+        self.modify_other_keys = 0
+        #: Called when a program sets in-band resize reports (``CSI ? 2048
+        #: h``), which the terminal answers with the size at that byte.
+        self.on_inband_resize: Callable[[], None] | None = None
+        #: What pixel-size reports (``CSI 14 t``, ``CSI 16 t``) say a cell is:
+        #: (width, height).
+        self.cell_size = (10, 20)
+        #: The ``TERM`` the program was given: XTGETTCAP's ``TN``.
+        self.term_name = "xterm-256color"
+        #: BS and CUB from a pending wrap count from the column past the
+        #: last (tmux, kitty), not from the last (xterm): ``Emulation``.
+        self.backspace_past_edge = False
+        #: Rewrap soft-wrapped lines when the width changes: ``Emulation``.
+        self.reflow = False
+        #: Draw grapheme clusters in one cell (mode 2027): ``Emulation``.
+        self.graphemes = False
+        #: LF, VT, FF and IND end a pending wrap (xterm), or keep it (tmux):
+        #: ``Emulation.linefeed_at_wrap``.
+        self.index_ends_wrap = True
+        #: IL and DL move the cursor to the left margin: ``Emulation.lines_home``.
+        self.lines_home = True
+        #: ``?1049`` saves and restores the cursor whatever the buffer:
+        #: ``Emulation.alternate_cursor``.
+        self.alternate_cursor = True
+        #: DECCOLM clears and homes (else it is ignored): ``Emulation.column_mode``.
+        self.column_mode_clears = False
+        #: Bytes that are not UTF-8 make one U+FFFD a sequence as xterm reads
+        #: them (else one per maximal subpart): ``Emulation.invalid_utf8``.
+        self.xterm_utf8 = True
+        #: The left and right margins (DECSLRM), columns counted from 0, while
+        #: DECLRMM (private mode 69) is set and they are narrower than the
+        #: screen; ``None`` otherwise (the whole width): ``screen_margins.py``.
+        self.lr_margins: tuple[int, int] | None = None
+        #: A wrap pending at the right margin: the cursor's (x, y) when the
+        #: text reached it (xterm's ``do_wrap`` there; the pending wrap at the
+        #: screen's edge is ``cursor.x == columns``). Pending while the cursor
+        #: is still there; every move and ``_end_wrap`` drop it.
+        self._margin_wrap: tuple[int, int] | None = None
+        #: Where BS or CUB left the cursor ((x, y)), while it is still there:
+        #: a combining mark then joins the cell the cursor is on, as in xterm
+        #: (``screen_draw``'s ``_cell_before_cursor``).
+        self._backed: tuple[int, int] | None = None
+        #: Palette entries the program set (OSC 4), 16 bits a component; the
+        #: others are xterm's (``screen_palette.py``).
+        self.palette: dict[int, tuple[int, int, int]] = {}
+        #: DEC private modes saved by XTSAVE (``CSI ? Pm s``): set or not.
+        self.saved_modes: dict[int, bool] = {}
+        #: Erase only unprotected cells: DECSED/DECSEL in progress.
+        self.selective = False
+        #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
+        self._saved: list[_Saved | None] = [None, None]
+        #: Rows that scrolled off the top of the primary screen, newest last
+        #: (``None``: a blank row), for transcripts. Kept as pyte rows (their
+        #: text is built only when asked) and capped at ``HISTORY_ROWS``.
+        self.history: deque[HistoryRow] = deque(maxlen=HISTORY_ROWS)
+        #: How many rows ever scrolled off (more than ``history`` keeps).
+        self.scrolled = 0
+        #: Whether some rows on screen have no cells yet (``feed_lines``).
+        self.unbuilt = False
+        #: Rows the whole screen moved up since ``Terminal`` last looked
+        #: (``_shift_rows``): it moves its copies of the unchanged rows too,
+        #: rather than copy every row again after a scroll.
+        self.shifted = 0
+        super().__init__(columns, lines)
+        # pyte's factory builds each new row through typing's generic alias
+        # (``StaticDefaultDict[int, Char](...)``), slow on every scroll.
+        self.buffer = defaultdict(self._new_line)
+        self._other_buffer: defaultdict[int, StaticDefaultDict[int, Char]] = defaultdict(
+            self._new_line)
+
+    def _shift_rows(self, k: int, new: int) -> None:
+        """The whole screen scrolled: every row moved up ``k``, and the
+        ``new`` bottom rows (``new >= k``) are new. ``dirty`` (the rows that
+        changed since ``Terminal`` last looked) moves with its rows, and
+        ``shifted`` says how far, so that ``Terminal`` moves its copies of
+        the other rows instead of copying them again (hot: a scrolling
+        screen, ``benchmarks/bench_wait_latency.py``). When every row is
+        changed anyway, they all just are, as before."""
+        dirty, lines = self.dirty, self.lines
+        if new >= lines or len(dirty) >= lines:
+            dirty.update(range(lines))
+            return
+        moved = [y - k for y in dirty if k <= y < lines]
+        dirty.clear()
+        dirty.update(moved)
+        dirty.update(range(lines - new, lines))
+        self.shifted += k
+
+    @property
+    def kitty_keyboard(self) -> list[int]:
+        """The kitty keyboard flag stack of the screen in use (main or
+        alternate), the flags in force on top."""
+        return self._kitty_stacks[self.alternate]
+
+    @kitty_keyboard.setter
+    def kitty_keyboard(self, stack: list[int]) -> None:
+        # Assigning is a reset (RIS): both screens' stacks start again.
+        self._kitty_stacks = (list(stack), [])
+
+    @property
+    def kitty_flags(self) -> int:
+        """The kitty keyboard flags in force: the top of the stack, 0 when
+        it is empty."""
+        stack = self._kitty_stacks[self.alternate]
+        return stack[-1] if stack else 0
+
+    @property
+    def default_char(self) -> Char:
+        """A blank cell; reverse video under DECSCNM. pyte builds a new one
+        at every call (each new row, each erase); these are shared."""
+        return _REVERSE_BLANK if mo.DECSCNM in self.mode else _BLANK
+
+    def _new_line(self) -> StaticDefaultDict[int, Char]:
+        blank = self._blank_text
+        if len(blank) != self.columns:
+            blank = self._blank_text = " " * self.columns
+        return TextRow(self.default_char, blank)
+
+    def _end_wrap(self) -> int:
+        """End a pending wrap (xterm's ``ResetWrap``); return the column."""
+        cursor = self.cursor
+        self._margin_wrap = None
+        if cursor.x >= self.columns:
+            cursor.x = self.columns - 1
+        return cursor.x
+
+
+class _Saved(NamedTuple):
+    """What DECSC saves."""
+
+    x: int
+    y: int
+    attrs: Char
+    g0: str
+    g1: str
+    charset: int
+    origin: bool
+    g2: str
+    g3: str
+    #: The wrap was pending at the right margin (``_margin_wrap``).
+    margin_wrap: bool = False
