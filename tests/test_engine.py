@@ -430,7 +430,7 @@ async def test_a_failed_wait_names_its_near_misses() -> None:
     assert "text 'flash' in the screen: shown at +0.300 s for 0.020 s" in message
 
 
-async def test_frame_edges_come_from_the_grammar_combined_modes_included() -> None:
+async def test_frame_edges_come_from_the_terminal_combined_modes_included() -> None:
     # A full-screen program ends its synchronized update and hides the
     # cursor in one sequence (ESC[?2026;25l): the update "working" ends there,
     # so it is a settled screen the wait sees, though the next update

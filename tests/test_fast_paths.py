@@ -240,11 +240,19 @@ def test_each_switch_changes_the_path() -> None:
     assert on._screen._segments._kept
     assert not off._screen._segments._kept
 
-    frame = b"\x1b[?25l\x1b[?7l\x1b[0m"
+    frame = b"\x1b[?12l\x1b[?7l\x1b[0m"
     on, _ = run([frame, frame], (20, 5))
     off, _ = run([frame, frame], (20, 5), fusing_off)
     assert [len(parts) for parts in on._parser._runs.values()] == [2]  # switches as one
     assert [len(parts) for parts in off._parser._runs.values()] == [3]
+    # A frame edge (the cursor hidden) stays a part of its own, told where
+    # it stands: the switches after it are fused without it.
+    frame = b"\x1b[?25l\x1b[?7l\x1b[?12l\x1b[0m"
+    on, _ = run([frame, frame], (20, 5))
+    off, _ = run([frame, frame], (20, 5), fusing_off)
+    assert [[action is None for action, *_ in parts] for parts in on._parser._runs.values()] \
+        == [[True, False, False]]
+    assert [len(parts) for parts in off._parser._runs.values()] == [4]
 
     on, _ = run([b"\x1b[6n", b"\x1b[6n"], (20, 5))
     off, _ = run([b"\x1b[6n", b"\x1b[6n"], (20, 5), queries_off)

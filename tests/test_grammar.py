@@ -3,14 +3,14 @@
 Hand-written cases first (combined modes, strings, 8-bit CSI, sequences cut
 across chunks, CAN and SUB, ESC and controls inside a CSI), then properties
 on generated streams: the spans are the tokens the ``Parser`` hands a plain
-recording handler, whatever the chunks; ``FrameEdges`` fed in chunks cuts
-where the spans of the whole stream say; the terminal logs its queries
-where a span begins.
+recording handler, whatever the chunks; the terminal, fed in chunks,
+reports its frame edges where the spans of the whole stream say, with the
+screen as it stands there; the terminal logs its queries where a span
+begins.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import re
 from collections.abc import Callable
@@ -22,13 +22,13 @@ from hypothesis import strategies as st
 
 from termsim.emulator import Terminal
 from termsim.emulator.parsing import escapes
-from termsim.emulator.parsing import frame_edges as frame_edges_module
-from termsim.emulator.parsing.frame_edges import FrameEdges, frame_edges, frame_switch
 from termsim.emulator.parsing.grammar import PLAIN, Scanner, Span, sequence_at, sequences
 from termsim.emulator.parsing.tokenizer import Parser, Part
 from termsim.emulator.screen import styled
+from termsim.emulator.snapshot.snapshot import Snapshot
 from termsim.emulator.terminal import lines as terminal_lines
 from termsim.emulator.terminal import terminal
+from termsim.emulator.terminal.dispatch_modes import frame_switch
 
 # -- hand-written cases -------------------------------------------------------------
 
@@ -37,36 +37,48 @@ def _kinds(data: bytes | str) -> list[tuple[str, int, int]]:
     return [(s.kind, s.start, s.end) for s in sequences(data)]
 
 
-def test_tokens_of_a_plain_stream() -> None:
-    data = b"ab\x1b[?25l\x1b[1mX\r\n\x1b(B\x1b]0;title\x07"
-    assert _kinds(data) == [
-        ("text", 0, 2), ("csi", 2, 8), ("csi", 8, 12), ("text", 12, 13),
-        ("control", 13, 14), ("control", 14, 15), ("esc", 15, 18), ("osc", 18, 28),
-    ]
-    csi = sequences(data)[1]
-    assert (csi.private, csi.params, csi.inter, csi.final) == ("?", "25", "", "l")
-    assert csi.modes == ["25"]
-    esc = sequences(data)[6]
-    assert (esc.inter, esc.final) == ("(", "B")
-    assert sequences(data)[-1].final == "\x07"
+def terminal_edges(chunks: list[bytes]) -> list[tuple[bool, Snapshot]]:
+    """The frame edges a terminal fed ``chunks`` reports, each with the
+    screen as it stood there (what the engine evaluates)."""
+    term = Terminal(20, 5)
+    seen: list[tuple[bool, Snapshot]] = []
+    term.on_frame_edge = lambda opens: seen.append((opens, term.screen))
+    for chunk in chunks:
+        term.feed(chunk)
+    return seen
+
+
+def frame_edges(data: bytes) -> list[bool]:
+    """Whether each frame edge a terminal fed ``data`` reports opens a
+    frame, after checking that each edge's screen is the one the stream's
+    spans say (``expected_edges``), and that feeding it one byte at a time
+    and split at every offset (``helpers.feed_split``'s ways) reports the
+    same edges with the same screens."""
+    whole = terminal_edges([data])
+    assert whole == expected_edges(data)
+    ways = [[data[i:i + 1] for i in range(len(data))]]
+    ways += [[data[:k], data[k:]] for k in range(len(data) + 1)]
+    for chunks in ways:
+        assert terminal_edges(chunks) == whole, chunks
+    return [opens for opens, _ in whole]
 
 
 @pytest.mark.parametrize(("chunk", "edges"), [
-    (b"\x1b[?25l", [(0, True)]),
-    (b"ab\x1b[?25h", [(8, False)]),
-    (b"\x1b[?2026h..\x1b[?2026l", [(0, True), (18, False)]),
+    (b"a\x1b[?25l", [True]),
+    (b"ab\x1b[?25h", [False]),
+    (b"a\x1b[?2026h..\x1b[?2026l", [True, False]),
     # Combined modes: alternate screen and cursor shown closes a frame...
-    (b"x\x1b[?1049;25h", [(12, False)]),
-    (b"x\x1b[?7;25l", [(1, True)]),
+    (b"x\x1b[?1049;25h", [False]),
+    (b"x\x1b[?7;25l", [True]),
     # ...and one that hides the cursor and ends an update does both.
-    (b"a\x1b[?25;2026l", [(1, True), (12, False)]),
+    (b"a\x1b[?25;2026l", [True, False]),
     (b"\x1b[?1049h\x1b[?12l", []),
     (b"\x1b[25l\x1b[?250l\x1b[?2025h\x1b[>25l", []),  # no "?", or not those modes
     # 8-bit CSI is C2 9B in UTF-8, as the terminal reads it; a lone 0x9b is not.
-    (b"x\xc2\x9b?25l", [(1, True)]),
+    (b"x\xc2\x9b?25l", [True]),
     (b"x\x9b?25l", []),
 ])
-def test_frame_edges(chunk: bytes, edges: list[tuple[int, bool]]) -> None:
+def test_frame_edges(chunk: bytes, edges: list[bool]) -> None:
     assert frame_edges(chunk) == edges
 
 
@@ -84,7 +96,7 @@ def test_an_esc_ends_a_string_as_in_the_terminal() -> None:
     # a sequence, so ESC[?25l can never hide in a title.
     data = b"\x1b]0;t\x1b[?25l\x07"
     assert _kinds(data) == [("osc", 0, 5), ("csi", 5, 11), ("control", 11, 12)]
-    assert frame_edges(data) == [(5, True)]
+    assert frame_edges(data) == [True]
     term = Terminal(20, 3)
     term.feed(data)
     assert term.cursor_hidden
@@ -112,12 +124,13 @@ def test_a_sequence_cut_across_chunks_is_reported_once_whole() -> None:
     assert scanner.feed(b"\x1b]0;a") == []
     assert scanner.feed(b"b\x07") == [Span(9, 16, "osc", final="\x07")]
     assert scanner.close() == []
-    edges = FrameEdges()
-    assert edges.feed(b"ab\x1b[?2") == []
-    assert edges.feed(b"5lxy\x1b[?2") == [(0, True)]  # began before: nothing to cut
-    assert edges.feed(b"5h!") == [(2, False)]
-    assert edges.feed("é\x1b[?25".encode()[:1]) == []  # a cut UTF-8 character
-    assert edges.feed("é\x1b[?25h".encode()[1:]) == [(7, False)]
+    # The terminal holds a sequence cut across reads, and reports its edge
+    # once the read that ends it comes: an opening edge where the screen
+    # stood before it, a closing one after it.
+    chunks = [b"ab\x1b[?2", b"5lxy\x1b[?2", b"5h!", "é\x1b[?25".encode()[:1],
+              "é\x1b[?25h".encode()[1:]]
+    assert [opens for opens, _ in terminal_edges(chunks)] == [True, False, False]
+    assert terminal_edges(chunks) == expected_edges(b"".join(chunks))
 
 
 @pytest.mark.parametrize("abort", [b"\x18", b"\x1a"])
@@ -129,13 +142,13 @@ def test_can_and_sub_abort_a_sequence_or_string(abort: bytes) -> None:
 
 def test_esc_inside_a_csi_starts_another() -> None:
     assert _kinds(b"\x1b[?2\x1b[?25l") == [("csi", 4, 10)]
-    assert frame_edges(b"\x1b[?2\x1b[?25h") == [(10, False)]
+    assert frame_edges(b"\x1b[?2\x1b[?25h") == [False]
 
 
 def test_a_control_inside_a_csi_comes_first() -> None:
     data = b"\x1b[?2\n5l"
     assert sequences(data) == [Span(4, 5, "control"), Span(0, 7, "csi", "?", "25", "", "l")]
-    assert frame_edges(data) == [(0, True)]
+    assert frame_edges(data) == [True]  # its screen: after the line feed, run as met
     term = Terminal(20, 3)
     term.feed(data)
     assert term.cursor_hidden and term.screen.cursor.row == 1
@@ -298,61 +311,88 @@ def test_any_chunks_give_the_same_tokens(data: bytes, points: list[int]) -> None
         == b"".join(data[s.start:s.end] for s in text)
 
 
-def _expected_edges(data: bytes, chunks: list[bytes]) -> list[int | tuple[int, bool]]:
-    """The cuts of the whole stream's CSI spans, an opening cut moved to the
-    start of the chunk that completes its sequence, if it began before."""
-    starts, at = [], 0
-    for chunk in chunks:
-        starts.append(at)
-        at += len(chunk)
-    out: list[int | tuple[int, bool]] = []
+def expected_edges(data: bytes) -> list[tuple[bool, Snapshot]]:
+    """The frame edges the whole stream's CSI spans say, each with the
+    screen it must show: before an opening sequence (after the controls
+    inside it, which the terminal runs as it meets them), after a closing one."""
+    out: list[tuple[bool, Snapshot]] = []
     for span in sequences(data):
         if span.kind != "csi" or not span.complete or span.inter:
             continue
         opens, closes = frame_switch(span.private, span.params, span.final)
-        home = max(s for s in starts if s < span.end)
         if opens:
-            out.append((max(span.start, home), True))
+            inside = bytes(b for b in data[span.start:span.end]
+                           if b < 0x20 and b not in (0x18, 0x1a, 0x1b))
+            fresh = Terminal(20, 5)
+            # (An SGR in its place ends a string it ended, and shows nothing.)
+            fresh.feed(data[:span.start] + inside + b"\x1b[m")
+            out.append((True, fresh.screen))
         if closes:
-            out.append((span.end, False))
+            fresh = Terminal(20, 5)
+            fresh.feed(data[:span.end])
+            out.append((False, fresh.screen))
     return out
 
 
 @settings(max_examples=200, deadline=None, database=None)
-@given(byte_streams, cuts, st.sampled_from([1, 16, frame_edges_module._NEAR]), st.booleans())
-def test_frame_edges_chunk_by_chunk(
-    data: bytes, points: list[int], near: int, plain: bool,
-) -> None:
-    # ``near`` small: sparse edges, parsed region by region (as in a long
-    # chunk); large: dense, the whole chunk at once. ``plain`` False: the
-    # shortcut for plain reads (the tokenizer's CSI pattern) is turned off,
-    # so the parser finds every edge.
+@given(byte_streams, cuts)
+def test_frame_edges_chunk_by_chunk(data: bytes, points: list[int]) -> None:
+    # However the stream is cut into reads, the terminal reports the edges
+    # the whole stream's spans say, each with the screen as it stands there.
     chunks = [bytes(c) for c in _chunks(data, points)]
-    no_shortcut = mock.patch.object(
-        frame_edges_module.FrameEdges, "_plain", lambda self, chunk, pending: None)
-    with mock.patch.object(frame_edges_module, "_NEAR", near), \
-            (contextlib.nullcontext() if plain else no_shortcut):
-        edges = FrameEdges()
-        got: list[int | tuple[int, bool]] = []
-        at = 0
-        for chunk in chunks:
-            cuts_here = edges.feed(chunk)
-            assert all(0 <= cut <= len(chunk) for cut, _ in cuts_here)
-            assert [cut for cut, _ in cuts_here] == sorted(cut for cut, _ in cuts_here)
-            got += [(at + cut, opens) for cut, opens in cuts_here]
-            at += len(chunk)
-    assert got == _expected_edges(data, chunks)
+    assert terminal_edges(chunks) == expected_edges(data)
 
 
 def test_frame_edges_in_a_long_chunk_with_few() -> None:
     text = "x" * 1000
     data = (f"\x1b[?25l{text}\x1b]0;\u009b?25h\x07{text}\x1b[1m{text}\x1b[?2026;25h"
             f"{text}\x1b[?2\n5l{text}\x1b[?25").encode()
-    edges = FrameEdges()
-    got = edges.feed(data)
-    assert got == _expected_edges(data, [data])
-    assert got == [(0, True), (3021, True), (3032, False), (4032, True)]
-    assert edges.feed(b"h") == [(1, False)]
+    got = terminal_edges([data, b"h"])
+    assert [opens for opens, _ in got] == [True, True, False, True, False]
+    assert got == expected_edges(data + b"h")
+
+
+def test_each_byte_of_output_is_tokenized_once_with_a_wait_pending() -> None:
+    """The terminal is the only parser of program output: with a wait
+    pending on a stream of frames, the tokenizer reads each read once (there
+    was a second parser, finding frame edges, in step with the terminal's)."""
+    import anyio
+
+    from termsim import Text
+    from termsim.engine.engine import Engine
+    from termsim.events import Output
+
+    class Clock:
+        t = 0.0
+
+        def now(self) -> float:
+            return self.t
+
+        async def run_until(self, event: anyio.Event, deadline: float, poll: bool) -> None:
+            for read in reads:
+                self.t = read.t
+                engine.apply(read)
+            await event.wait()
+
+        def catch_up(self) -> None:
+            pass
+
+    frame = b"\x1b[?2026h\x1b[?25l\x1b[1;1Hframe %d\x1b[?25h\x1b[?2026l"
+    reads = [Output(0.01 * (i + 1), frame % i) for i in range(30)]
+    fed: list[str] = []
+    real_feed = Parser.feed
+
+    def counting(self: Parser, data: str) -> int:
+        fed.append(data)
+        return real_feed(self, data)
+
+    terminal = Terminal(20, 5)
+    engine = Engine(terminal, Clock())
+    with mock.patch.object(Parser, "feed", counting):
+        snap = anyio.run(lambda: engine.wait_for(Text("frame 29"), timeout=5))
+    assert "frame 29" in snap.text
+    assert "".join(fed) == b"".join(r.data for r in reads).decode()
+    assert len(fed) == len(reads)
 
 
 @settings(max_examples=60, deadline=None, database=None)
@@ -367,23 +407,14 @@ def test_the_terminal_logs_its_queries_where_a_sequence_begins(data: bytes) -> N
         assert span is not None and span.start == query.offset
 
 
-@pytest.mark.parametrize("follow_first", [False, True])
 @pytest.mark.parametrize("chunks", [
     [b"a\xc2\x9b?25", b"l b"],
     [b"\xc2\x9b?", b"25l"],
     [b"a\xc2\x9b?2", b"5", b"l b"],
 ])
-def test_an_8_bit_csi_cut_across_reads_is_still_an_edge(
-    chunks: list[bytes], follow_first: bool,
-) -> None:
-    # The read that ends it has no C1 byte of its own: the shortcut for
-    # plain reads must leave it to the parser, which holds its start.
-    edges = FrameEdges()
-    for chunk in chunks[:-1]:
-        if follow_first:
-            edges.follow(chunk)
-        else:
-            assert edges.feed(chunk) == []
-    assert edges.feed(chunks[-1]) == [(0, True)]
+def test_an_8_bit_csi_cut_across_reads_is_still_an_edge(chunks: list[bytes]) -> None:
+    # The read that ends it has no C1 byte of its own: the terminal's parser
+    # holds its start.
     data = b"".join(chunks)
-    assert _expected_edges(data, [data]) == [(data.index(b"\xc2\x9b"), True)]
+    assert [opens for opens, _ in terminal_edges(chunks)] == [True]
+    assert terminal_edges(chunks) == expected_edges(data)

@@ -70,7 +70,6 @@ from collections.abc import Callable
 
 import anyio
 
-from ..emulator.parsing.frame_edges import FrameEdges
 from ..emulator.snapshot.region import Region
 from ..emulator.snapshot.snapshot import Snapshot
 from ..emulator.terminal.terminal import Query, Terminal
@@ -141,9 +140,9 @@ class Engine:
         self.inputs = Inputs()
         self._hidden_since: float | None = None
         self._evaluated: tuple[int, bool | None] = (-1, None)
-        #: Where the output's frames open and close, from the tokenizer's
-        #: grammar (the only code that knows where a sequence ends).
-        self._edges = FrameEdges()
+        #: The time of the output being fed, for the frame edges the terminal
+        #: reports during the feed (``_frame_edge``).
+        self._feeding_at = 0.0
         #: The generation of the last screen that counted as settled.
         self._settled = -1
         #: How many waits have ended so far (a replay yields after each).
@@ -202,41 +201,38 @@ class Engine:
     def _feed(self, event: Output) -> bytes:
         """Feed program output to the terminal and wake the waits it satisfies.
 
-        Hot path (``benchmarks/bench_feed.py``): with no wait pending a chunk
-        is fed whole. While waits are pending it is fed in pieces that end at
-        frame edges (see the module's theory of operation), so every settled
-        screen is evaluated, even one that the same read erases.
+        Hot path (``benchmarks/bench_feed.py``): the chunk is fed whole.
+        While waits are pending (or screens are kept for the next one) the
+        terminal reports each frame edge as it meets it, with the screen as
+        it stands there (see the module's theory of operation), so every
+        settled screen is evaluated, even one that the same read erases.
         """
-        self.last_output = event.t
-        chunk = event.data
+        t = self.last_output = event.t
         if not self._waits and not self._keeping:
-            # The grammar follows every chunk, so a sequence cut across two
-            # reads is known whichever of them had a wait pending.
-            self._edges.follow(chunk)
             replies = apply_to_terminal(self.terminal, event)
-            self._track_cursor(event.t)
+            self._track_cursor(t)
             return replies
-        out = []
-        start = 0
-        for cut, opens in self._edges.feed(chunk):
-            # A sequence that hides the cursor or begins a synchronized
-            # update opens a frame (cut before it); one that shows it or ends
-            # the update closes one (cut after it); combined modes included.
-            if cut > start:
-                out.append(self._feed_piece(event.t, chunk[start:cut], closed=not opens))
-                start = cut
-        if start < len(chunk):
-            out.append(self._feed_piece(event.t, chunk[start:], closed=False))
-        return b"".join(out)
-
-    def _feed_piece(self, t: float, piece: bytes, *, closed: bool) -> bytes:
-        """Feed one piece; evaluate if it leaves a settled screen. ``closed``:
-        the piece ends a frame (cursor shown, or a synchronized update ended)."""
-        replies = apply_to_terminal(self.terminal, Output(t, piece))
+        self._feeding_at = t
+        self.terminal.on_frame_edge = self._frame_edge
+        try:
+            replies = apply_to_terminal(self.terminal, event)
+        finally:
+            self.terminal.on_frame_edge = None
         self._track_cursor(t)
-        if (closed and not self.terminal.synchronized) or self._frame_closed(t):
+        if self._frame_closed(t):
             self._evaluate(settled=True, now=t)
         return replies
+
+    def _frame_edge(self, opens: bool) -> None:
+        """The terminal met a frame edge in the output being fed: just before
+        a frame opens (the cursor hidden, a synchronized update begun), the
+        screen counts if no frame was open; just after one closes (the
+        cursor shown, the update ended), it counts unless an update is
+        still open."""
+        t = self._feeding_at
+        self._track_cursor(t)
+        if (not opens and not self.terminal.synchronized) or self._frame_closed(t):
+            self._evaluate(settled=True, now=t)
 
     def _track_cursor(self, t: float) -> None:
         if self.terminal.cursor_hidden:

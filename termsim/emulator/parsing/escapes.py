@@ -7,9 +7,8 @@ part of termsim reads a stream as the terminal does. The tokenizer
 others that must look at raw output without parsing it all take theirs from
 here too, each a narrowing of the same grammar: the lines fast path
 (``SGR``, ``COLOUR_LINES``, ``COLOUR_TEXT``, ``CUT_SGR``: a read made only of
-text, CR LF and SGR) and the engine's frame edges (``CSI_BYTES`` and its
-kin, over bytes not yet decoded). A new pattern of a sequence belongs here,
-beside the ones it must agree with.
+text, CR LF and SGR). A new pattern of a sequence belongs here, beside the
+ones it must agree with.
 """
 
 from __future__ import annotations
@@ -55,13 +54,6 @@ RUN_PART = re.compile(rf"{_RUN_SEQUENCE}|(?:\r\r?\n)++|[\r\n]")
 
 CSI = re.compile(r"\x1b\[([0-?]*+)([ -/]*+)([@-~])")
 CSI_PREFIX = re.compile(r"\x1b\[[0-?]*[ -/]*")
-#: The same, over the bytes of a 7-bit stream (UTF-8 leaves ESC and ASCII
-#: as they are): where a frame edge is looked for in a read not yet decoded.
-CSI_BYTES = re.compile(CSI.pattern.encode("ascii"))
-#: Only those with a private ``?`` marker (the mode switches).
-CSI_PRIVATE_BYTES = re.compile(CSI.pattern.replace(r"\x1b\[", r"\x1b\[(?=\?)", 1).encode("ascii"))
-#: A CSI sequence cut short at the end of such a read.
-CSI_PREFIX_BYTES = re.compile(CSI_PREFIX.pattern.encode("ascii"))
 CSI8 = re.compile(r"\x9b([0-?]*)([ -/]*)([@-~])")
 CSI8_PREFIX = re.compile(r"\x9b[0-?]*[ -/]*")
 OSC_END = re.compile(r"[\x07\x18\x1a\x1b\x9c]")

@@ -8,9 +8,9 @@ is the only code that knows the escape grammar: ECMA-48 and xterm's
 parser, controls executed inside sequences, CAN and SUB aborting them,
 strings (OSC, DCS, SOS, PM, APC) whose bodies are not sequences, 8-bit C1
 introducers, sequences cut across reads. Whatever else needs to know where
-a sequence stands (frame edges for the engine, the queries ``termsim
-play`` cuts out, "inside an escape sequence" in shake's words) asks it
-here, and gets what the terminal itself would see: this module runs the
+a sequence stands in bytes it does not draw (the queries ``termsim play``
+cuts out, "inside an escape sequence" in shake's words) asks it here, and
+gets what the terminal itself would see: this module runs the
 same ``Parser`` with a handler that records the tokens it is handed,
 instead of drawing them. It holds no pattern of a sequence.
 
@@ -21,16 +21,9 @@ instead of drawing them. It holds no pattern of a sequence.
 * :class:`Scanner` does the same for a stream fed chunk by chunk, offsets
   counted from the stream's start, a token cut across chunks reported
   once, whole, when it ends.
-* :class:`~termsim.emulator.parsing.frame_edges.FrameEdges` (its own module: the
-  engine calls it on every read) finds, chunk by chunk, where the engine
-  cuts output into frame pieces: before a DEC private mode switch that opens a frame
-  (hides the cursor, begins a synchronized update), after one that closes
-  it (shows the cursor, ends the update), combined modes
-  (``ESC[?1049;25h``) and 8-bit CSI included, never inside a string (as
-  in xterm, an ESC ends a string's body: a 7-bit ``ESC[?25l`` is never in
-  one, a C1 CSI may be). It uses a lighter handler than :class:`Scanner`
-  (only those sequences are recorded) and parses only the parts of a
-  chunk that can hold one.
+The engine's frame edges are not found here: the terminal that draws the
+output reports them as it meets them (``Terminal.on_frame_edge``), so each
+byte a program prints is parsed once.
 
 Bytes are decoded as :meth:`Terminal.feed` decodes them, UTF-8 with
 ``surrogateescape``, and offsets are byte offsets: so an 8-bit C1 control is

@@ -28,10 +28,11 @@ Rules, as in xterm's parser (see ``ctlseqs``):
   byte offsets stay exact; they are drawn as U+FFFD.
 
 This, with its patterns in ``escapes.py``, is the only code that knows
-where an escape sequence begins and ends. Whatever else needs to know (the
-engine's frame edges, ``termsim play``'s queries, shake's words) asks
-``grammar.py`` or ``frame_edges.py``, which run this parser with a handler
-that records the tokens.
+where an escape sequence begins and ends. The terminal runs it over every
+byte a program prints, once, and reports what the engine needs of it (its
+frame edges, ``Terminal.on_frame_edge``); whatever else needs to know
+(``termsim play``'s queries, shake's words) asks ``grammar.py``, which runs
+this parser with a handler that records the tokens.
 
 Why this module passes 500 lines: :class:`Parser` is one state machine (a
 token's reader hands the rest of the chunk to the next one, the state a cut

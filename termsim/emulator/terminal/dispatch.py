@@ -36,7 +36,7 @@ from ..screen.sgr import ints as _ints
 from ..signals.log import SignalLog
 from ..signals.signals import MARK_KINDS, OutputReader
 from .dispatch_memo import RunMemo, _keep
-from .dispatch_modes import _FLAG_PRIVATE_MODES, ModeRules
+from .dispatch_modes import _FLAG_PRIVATE_MODES, ModeRules, frame_switch
 
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 
@@ -90,6 +90,7 @@ class Owner(Protocol):
 
     unknown: Counter[str]
     bytes_fed: int
+    on_frame_edge: Callable[[bool], None] | None
     _screen: TermScreen
     _parser: Parser
     _signals: SignalLog
@@ -99,6 +100,7 @@ class Owner(Protocol):
     def _ask(self, request: Request, index: int) -> None: ...
     def _answer(self, request: Request, text: str, index: int) -> None: ...
     def _offset_of(self, index: int) -> int: ...
+    def _frame_edge(self, opens: bool) -> None: ...
     def _place(self) -> tuple[int, int]: ...
     @property
     def _output_between(self) -> OutputReader: ...
@@ -277,15 +279,9 @@ class _Dispatch(RunMemo, ModeRules):
             return build(_ints(params)) if build is not None else None
         if private == "?":
             if final in ("h", "l"):
-                modes = _ints(params)
-                on = final == "h"
-                if _FLAG_PRIVATE_MODES.issuperset(modes):
-                    shifted = frozenset(m << 5 for m in modes)
-                    if shifted.isdisjoint(MOUSE_TRACKING | MOUSE_ENCODING):
-                        none: frozenset[int] = frozenset()
-                        return FlagSwitch(s, shifted, none) if on else FlagSwitch(s, none, shifted)
-                    return partial(s.switch_flags, shifted, on)
-                return partial(self._private_modes, modes, on)
+                if any(frame_switch(private, params, final)):
+                    return None  # a frame edge: told where it stands (``_csi_other``)
+                return self._mode_action(params, final)
             if final in ("J", "K"):
                 how = (_ints(params) or [0])[0]
                 return partial(s.selective_erase, final == "J", how)
@@ -303,8 +299,44 @@ class _Dispatch(RunMemo, ModeRules):
             return partial(setattr, s, "modify_other_keys", a[1] if len(a) > 1 else 0)
         return None
 
+    def _mode_action(self, params: str, final: str) -> Callable[[], None]:
+        """What DECSET or DECRST (``CSI ? Pm h``/``l``) does, ready to repeat."""
+        s = self.s
+        modes = _ints(params)
+        on = final == "h"
+        if _FLAG_PRIVATE_MODES.issuperset(modes):
+            shifted = frozenset(m << 5 for m in modes)
+            if shifted.isdisjoint(MOUSE_TRACKING | MOUSE_ENCODING):
+                none: frozenset[int] = frozenset()
+                return FlagSwitch(s, shifted, none) if on else FlagSwitch(s, none, shifted)
+            return partial(s.switch_flags, shifted, on)
+        return partial(self._private_modes, modes, on)
+
+    def _edge(self, switch: Callable[[], None], opens: bool, closes: bool, index: int) -> None:
+        """A mode switch that opens or closes a frame (``frame_switch``):
+        the terminal is told just before it opens one and just after it
+        closes one, so whoever listens (the engine) sees the screen there.
+        Never fused into a run's other switches, for the same reason."""
+        term = self.term
+        if term.on_frame_edge is None:
+            switch()
+            return
+        if opens:
+            term._frame_edge(True)
+        switch()
+        if closes:
+            term._frame_edge(False)
+
     def _csi_other(self, private: str, params: str, inter: str, final: str, index: int) -> None:
-        """Queries, the title stack, and sequences counted as not understood."""
+        """Queries, frame edges, the title stack, and sequences counted as
+        not understood."""
+        if private == "?" and not inter and final in ("h", "l"):
+            opens, closes = frame_switch(private, params, final)
+            if opens or closes:
+                edge = partial(self._edge, self._mode_action(params, final), opens, closes)
+                self.keep_query(f"\x1b[?{params}{final}", edge)
+                edge(index)
+                return
         a = _ints(params)
         kind = _csi_query(private, a, inter, final)
         if kind is not None:

@@ -29,6 +29,29 @@ _UNDERSTOOD_PRIVATE_MODES = KNOWN_PRIVATE_MODES | _INERT_PRIVATE_MODES
 _FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 69, 1047, 1048, 1049}
 
 
+#: DEC private modes whose switching opens (``l`` of 25, ``h`` of 2026) or
+#: closes (``h`` of 25, ``l`` of 2026) a frame: hiding the cursor and
+#: beginning a synchronized update open one.
+FRAME_MODES = {"25": "l", "2026": "h"}
+
+
+def frame_switch(private: str, params: str, final: str) -> tuple[bool, bool]:
+    """Whether a CSI sequence opens a frame (hides the cursor or begins a
+    synchronized update) and whether it closes one (shows the cursor or
+    ends the update); a combined one (``?25;2026l``) may do both."""
+    if private != "?" or final not in "hl" or len(final) != 1:
+        return False, False
+    opens = closes = False
+    for mode in params.split(";"):
+        switch = FRAME_MODES.get(mode)
+        if switch is not None:
+            if switch == final:
+                opens = True
+            else:
+                closes = True
+    return opens, closes
+
+
 class _Counts(Protocol):
     unknown: Counter[str]
 

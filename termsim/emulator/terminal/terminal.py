@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import codecs
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from pyte import modes as mo
@@ -158,6 +158,12 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
             XtermUtf8Decoder() if self.emulation.invalid_utf8 == "xterm"
             else codecs.getincrementaldecoder("utf-8")("surrogateescape"))
         self._replies: list[bytes] = []
+        #: Called at each frame edge while set (``_frame_edge``): the engine
+        #: sets it while a wait may look at the screens a read draws, so
+        #: that the screen before a frame opens and after it closes is seen
+        #: even when the same read draws the next frame. The terminal is the
+        #: only parser of the output: nothing else reads it to find them.
+        self.on_frame_edge: Callable[[bool], None] | None = None
         self._screen.on_inband_resize = self._inband_resize
         self._deferred: list[Query] = []
         self._buffer = ""
@@ -218,6 +224,30 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
             self._string_offset = self._offset_of(start)
 
     def _finish_feed(self) -> bytes:
+        self._settle()
+        if not self._replies:
+            return b""
+        replies = b"".join(self._replies)
+        self._replies.clear()
+        return replies
+
+    def _frame_edge(self, opens: bool) -> None:
+        """The dispatcher met a frame edge: ``opens`` just before a sequence
+        that hides the cursor or begins a synchronized update takes effect,
+        not ``opens`` just after one that shows it or ends the update (a
+        combined one, ``ESC[?25;2026l``, is both). The listener, if any,
+        sees the screen as it stands at that byte: the generation is
+        settled first, and what the rest of the read changes is a later one."""
+        listener = self.on_frame_edge
+        if listener is not None:
+            self._settle()
+            self._signals.generation = self.generation + 1
+            listener(opens)
+
+    def _settle(self) -> None:
+        """Count what the screen changed since the last settling as one new
+        generation (the rows to copy into the next snapshot, the modes a
+        program must turn off again)."""
         screen = self._screen
         if screen.shifted:
             self._shift(screen.shifted)
@@ -236,11 +266,6 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
                 self._state = state
                 self.generation += 1
                 self._follow_modes()
-        if not self._replies:
-            return b""
-        replies = b"".join(self._replies)
-        self._replies.clear()
-        return replies
 
     def _shift(self, k: int) -> None:
         """The whole screen scrolled ``k`` rows up since the last feed
