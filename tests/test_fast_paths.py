@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import pairwise
 
+import pytest
 from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -153,6 +154,7 @@ WIDE = st.tuples(st.integers(20, 60), st.integers(1, 12))
 #: come again (learnt, then run as kept).
 _RUN_PART = st.sampled_from([
     "\x1b[?25l", "\x1b[?25h", "\x1b[?7l", "\x1b[?7h", "\x1b[?12l", "\x1b[0m", "\x1b[m",
+    "\x1b[?2026h", "\x1b[?2026l", "\x1b[?2026;25l", "\x1b[?25;7h",
     "\x1b[1m", "\x1b[31m", "\x1b[41m", "\x1b[0;32m", "\x1b[2m", "\r", "\r", "\n", "\r\r\n",
     "\r\n\r\n", "\x1b[C", "\x1b[5C", "\x1b[A", "\x1b[2;3H", "\x1b[K", "\x1b[J", "\x1b[?1000h",
     "\x1b[?1006h", "\x1b[?1000l", "\x1b[?2004h", "\x1b[?1049h", "\x1b[?1049l", "\x1b[6n",
@@ -204,6 +206,54 @@ def test_fused_runs_do_what_their_parts_do_one_by_one(
     assert seen(*run(chunks, size)) == seen(*run(chunks, size, fusing_off))
 
 
+def edges_seen(chunks: list[bytes], size: tuple[int, int], *off: Switch) -> list[object]:
+    """The frame edges a terminal reports (``on_frame_edge``), each with
+    what a wait would see there: the screen and its modes."""
+    cols, rows = size
+    term = Terminal(cols, rows, emulation=Emulation(reflow=True),
+                    policy={"da2": "ignore", "decrqm": 0.5})
+    for switch in off:
+        switch(term)
+    found: list[object] = []
+
+    def edge(opens: bool) -> None:
+        snap = term.screen
+        found.append((opens, snap.lines, snap.cursor, snap.modes, snap.title, snap.alternate,
+                      term.synchronized, term.cursor_hidden))
+
+    term.on_frame_edge = edge
+    for chunk in chunks:
+        term.feed(chunk)
+    return found
+
+
+@given(data=RUN_STREAMS, size=SIZES, cuts=CUTS)
+@settings(max_examples=examples(150), deadline=None, database=None)
+def test_fused_runs_report_the_frame_edges_their_parts_do(
+    data: bytes, size: tuple[int, int], cuts: list[float],
+) -> None:
+    """A frame edge fused with the switches beside it (on the side the
+    terminal does not tell of) reports the same screens as the parts run
+    one by one, and as every fast path off, a byte at a time."""
+    chunks = cut(data, cuts)
+    fused = edges_seen(chunks, size)
+    assert fused == edges_seen(chunks, size, fusing_off)
+    assert fused == edges_seen([data[i:i + 1] for i in range(len(data))], size, *ALL_OFF)
+
+
+@pytest.mark.parametrize("run_", [
+    b"\x1b[?7l\x1b[?25h\x1b[?7h",  # a switch after a closing edge: not joined to it
+    b"\x1b[?7l\x1b[?25l\x1b[?7h",  # a switch before an opening edge: not joined to it
+    b"\x1b[?7h\x1b[0m\x1b[?12l\x1b[?25h\x1b[?25l\x1b[?7l\x1b[0m",  # prompt_toolkit's
+    b"\x1b[?25l\x1b[?7l\x1b[?25h\x1b[?7h",  # opened and closed in one run
+    b"\x1b[?2026h\x1b[?7l\x1b[?2026;25l\x1b[?7h\x1b[?25;2026h",  # both at once
+])
+def test_switches_join_a_frame_edge_only_on_the_side_it_is_not_told_of(run_: bytes) -> None:
+    data = (b"x" + run_ + b"y") * 3  # learnt, then run as kept
+    fused = edges_seen([data], (10, 3))
+    assert fused and fused == edges_seen([data], (10, 3), fusing_off)
+
+
 @given(data=RUN_STREAMS, size=SIZES, cuts=CUTS)
 @settings(max_examples=examples(150), deadline=None, database=None)
 def test_kept_queries_answer_as_queries_parsed_again(
@@ -245,14 +295,19 @@ def test_each_switch_changes_the_path() -> None:
     off, _ = run([frame, frame], (20, 5), fusing_off)
     assert [len(parts) for parts in on._parser._runs.values()] == [2]  # switches as one
     assert [len(parts) for parts in off._parser._runs.values()] == [3]
-    # A frame edge (the cursor hidden) stays a part of its own, told where
-    # it stands: the switches after it are fused without it.
-    frame = b"\x1b[?25l\x1b[?7l\x1b[?12l\x1b[0m"
+    # A frame edge (the cursor hidden) joins the switches after it, for the
+    # terminal tells of it before them; one that shows the cursor joins those
+    # before it. Never both: a frame opened and closed in one run is two.
+    frame = b"\x1b[?25l\x1b[?7l\x1b[0m\x1b[?12l"
     on, _ = run([frame, frame], (20, 5))
     off, _ = run([frame, frame], (20, 5), fusing_off)
-    assert [[action is None for action, *_ in parts] for parts in on._parser._runs.values()] \
-        == [[True, False, False]]
+    assert [[type(action).__name__ for action, *_ in parts]
+            for parts in on._parser._runs.values()] == [["FrameEdge", "SgrAction"]]
     assert [len(parts) for parts in off._parser._runs.values()] == [4]
+    frame = b"\x1b[?7h\x1b[0m\x1b[?12l\x1b[?25h\x1b[?25l\x1b[?7l"
+    on, _ = run([frame, frame], (20, 5))
+    assert [[type(action).__name__ for action, *_ in parts]
+            for parts in on._parser._runs.values()] == [["FrameEdge", "SgrAction", "FrameEdge"]]
 
     on, _ = run([b"\x1b[6n", b"\x1b[6n"], (20, 5))
     off, _ = run([b"\x1b[6n", b"\x1b[6n"], (20, 5), queries_off)

@@ -10,11 +10,15 @@ A field added to the screen and forgotten in ``reset`` fails this test.
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 from typing import Any
 
 import pyte
 
 from termsim.emulator import Terminal
+from termsim.emulator.screen.state import ScreenState
 
 #: Fields RIS keeps, and why: what the terminal was made with (its profile,
 #: TERM, cell size, emulation choices, the callback of its Terminal), what
@@ -58,3 +62,30 @@ def test_ris_restores_every_field_a_program_can_change() -> None:
     differ = [name for name in sorted(vars(fresh)) if name not in KEPT | CACHES
               and _plain(getattr(fresh, name)) != _plain(getattr(screen, name))]
     assert differ == []
+
+
+def _assigned(function: Any) -> set[str]:
+    """The ``self.<name>`` fields a method assigns, read from its source."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    return {target.attr for node in ast.walk(tree) if isinstance(node, ast.Assign | ast.AnnAssign)
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+            and target.value.id == "self"}
+
+
+def test_every_field_is_declared_in_one_place() -> None:
+    """What a program can change is declared once (``ScreenState``'s
+    annotations) and set in one method (``reset_state``, which RIS runs);
+    what the screen is made with is set in ``__init__``; the rest is pyte's
+    own. A field set anywhere else (a concern's module, the Terminal after
+    construction) is in none of these and fails here."""
+    declared = set(ScreenState.__annotations__)
+    assert _assigned(ScreenState.reset_state) == declared
+    made_with = _assigned(ScreenState.__init__)
+    assert not made_with & declared
+    pyte_own = set(vars(pyte.Screen(2, 2)))
+    screen = Terminal(20, 5)._screen
+    assert set(vars(screen)) == declared | made_with | pyte_own
+    used = Terminal(20, 5)
+    used.feed(STREAM)
+    assert set(vars(used._screen)) == set(vars(screen))

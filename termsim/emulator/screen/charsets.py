@@ -30,11 +30,7 @@ class CharsetOps(ScreenState):
     """SCS (``ESC ( B``...), LS2/LS3 and SS2/SS3, as xterm has them."""
 
     def _reset_g2_g3(self) -> None:
-        #: G2 and G3 (``ESC * F``, ``ESC + F``), invoked into GL by LS2/LS3
-        #: (``ESC n``/``ESC o``, ``charset`` 2 and 3) or for one character by
-        #: SS2/SS3 (``ESC N``/``ESC O``, ``single_shift``). G1 too is ASCII
-        #: until designated, as in xterm and tmux (pyte: the Linux console's
-        #: line drawing, so SO alone turned "q" into "─").
+        """G1, G2 and G3 as RIS leaves them (DECSTR too): ASCII, no single shift."""
         self.g1_charset = self.g2_charset = self.g3_charset = _LAT1
         self.single_shift = 0
 

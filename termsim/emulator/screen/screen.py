@@ -94,7 +94,6 @@ each equal to the plain path.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 
 from pyte import modes as mo
@@ -115,7 +114,6 @@ from .modes import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, ModeOps
 from .palette import PaletteOps
 from .resize import ResizeOps
 from .scroll import ScrollOps
-from .segments import KeptSegments
 from .tabs import TabOps
 
 __all__ = [
@@ -132,28 +130,10 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, Pal
     """
 
     def reset(self) -> None:
+        """RIS: pyte's fields (the buffer, the cursor, modes, tab stops,
+        charsets G0 and G1), then termsim's (``ScreenState.reset_state``)."""
         super().reset()
-        if getattr(self, "alternate", False):
-            self.alternate = False
-        self._other_buffer = defaultdict(self._new_line)
-        self._saved = [None, None]
-        self.lr_margins = None
-        self._margin_wrap = None
-        self.palette = {}  # xterm's ReallyReset: ResetAnsiColorRequest
-        self.cursor_shape = 0
-        self.application_keypad = False
-        self.last_char = ""
-        self.title_stack = []
-        self.kitty_keyboard = []
-        self.modify_other_keys = 0
-        self._glyphs = {}
-        self._blanks = {}
-        self._single = None
-        self._segments = KeptSegments()
-        self._backed = None
-        self.saved_modes = {}
-        self.selective = False
-        self._reset_g2_g3()
+        self.reset_state()
 
     def soft_reset(self) -> None:
         """DECSTR (``CSI ! p``): modes and attributes back, screen kept."""

@@ -36,7 +36,7 @@ from ..screen.sgr import ints as _ints
 from ..signals.log import SignalLog
 from ..signals.signals import MARK_KINDS, OutputReader
 from .dispatch_memo import RunMemo, _keep
-from .dispatch_modes import _FLAG_PRIVATE_MODES, ModeRules, frame_switch
+from .dispatch_modes import _FLAG_PRIVATE_MODES, FrameEdge, ModeRules, frame_switch
 
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 
@@ -153,7 +153,7 @@ class _Dispatch(RunMemo, ModeRules):
         # CR LF ``n`` times (``newlines``) -> its action.
         self._newlines: dict[int, Callable[[], None]] = {}
         # Two flag switches -> the one doing both (``_then``).
-        self._switches: dict[tuple[FlagSwitch, FlagSwitch], FlagSwitch] = {}
+        self._switches: dict[tuple[object, object], FlagSwitch | FrameEdge] = {}
         #: Kept actions -> what ``fuse`` needs to know of them.
         self._kinds: dict[Callable[[], None] | None, int] = {}
 
@@ -279,8 +279,9 @@ class _Dispatch(RunMemo, ModeRules):
             return build(_ints(params)) if build is not None else None
         if private == "?":
             if final in ("h", "l"):
-                if any(frame_switch(private, params, final)):
-                    return None  # a frame edge: told where it stands (``_csi_other``)
+                opens, closes = frame_switch(private, params, final)
+                if opens or closes:
+                    return FrameEdge(self.term, self._mode_action(params, final), opens, closes)
                 return self._mode_action(params, final)
             if final in ("J", "K"):
                 how = (_ints(params) or [0])[0]
@@ -312,31 +313,8 @@ class _Dispatch(RunMemo, ModeRules):
             return partial(s.switch_flags, shifted, on)
         return partial(self._private_modes, modes, on)
 
-    def _edge(self, switch: Callable[[], None], opens: bool, closes: bool, index: int) -> None:
-        """A mode switch that opens or closes a frame (``frame_switch``):
-        the terminal is told just before it opens one and just after it
-        closes one, so whoever listens (the engine) sees the screen there.
-        Never fused into a run's other switches, for the same reason."""
-        term = self.term
-        if term.on_frame_edge is None:
-            switch()
-            return
-        if opens:
-            term._frame_edge(True)
-        switch()
-        if closes:
-            term._frame_edge(False)
-
     def _csi_other(self, private: str, params: str, inter: str, final: str, index: int) -> None:
-        """Queries, frame edges, the title stack, and sequences counted as
-        not understood."""
-        if private == "?" and not inter and final in ("h", "l"):
-            opens, closes = frame_switch(private, params, final)
-            if opens or closes:
-                edge = partial(self._edge, self._mode_action(params, final), opens, closes)
-                self.keep_query(f"\x1b[?{params}{final}", edge)
-                edge(index)
-                return
+        """Queries, the title stack, and sequences counted as not understood."""
         a = _ints(params)
         kind = _csi_query(private, a, inter, final)
         if kind is not None:

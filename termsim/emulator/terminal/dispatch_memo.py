@@ -20,18 +20,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from ..parsing.tokenizer import Part
 from ..screen.screen import FlagSwitch, TermScreen
 from ..screen.sgr import SgrAction
+from .dispatch_modes import FrameEdge
 
 #: How many CSI sequences keep a ready action (``_Dispatch.sequences``).
 _MAX_SEQUENCES = 4096
 #: What ``fuse`` knows of a kept action: a flag switch, a CR, an action
 #: that neither reads nor changes the pen, any other; or an SGR, with two
 #: flags: it begins with SGR 0, it holds codes counted as not understood.
-_SWITCH, _CR, _PEN_FREE, _OTHER = 1, 2, 3, 4
+_SWITCH, _CR, _PEN_FREE, _OTHER, _EDGE = 1, 2, 3, 4, 5
 _SGR, _WIPES, _COUNTED = 8, 16, 32
 
 
@@ -81,7 +82,7 @@ class RunMemo:
 
     controls: dict[str, Callable[[], None]]
     queries: dict[str, Callable[[int], None]]
-    _switches: dict[tuple[FlagSwitch, FlagSwitch], FlagSwitch]
+    _switches: dict[tuple[object, object], FlagSwitch | FrameEdge]
     _kinds: dict[Callable[[], None] | None, int]
 
     def keep_query(self, text: str, ask: Callable[[int], None]) -> None:
@@ -129,8 +130,22 @@ class RunMemo:
                     out.append(part)
                 else:
                     first, at, _ = out[group]  # type: ignore[misc]
-                    assert type(first) is FlagSwitch and type(action) is FlagSwitch
-                    out[group] = (self._then(first, action), at, part[2])
+                    out[group] = (self._then(cast(FlagSwitch | FrameEdge, first), cast(FlagSwitch, action)),
+                                  at, part[2])
+                continue
+            if kind == _EDGE:
+                edge: FrameEdge = action  # type: ignore[assignment]
+                if edge.closes and not edge.opens and group >= 0 \
+                        and type(out[group][0]) is FlagSwitch:  # type: ignore[index]
+                    # The switches before it, then it, then the news.
+                    first, at, _ = out[group]  # type: ignore[misc]
+                    out[group] = (self._edge_after(cast(FlagSwitch, first), edge), at, part[2])
+                    group = -1
+                    continue
+                group = -1
+                if edge.opens and not edge.closes:
+                    group = len(out)  # the news, then it and the switches after it
+                out.append(part)
                 continue
             if kind & _SGR:
                 if sgr >= 0 and kind & _WIPES:
@@ -148,15 +163,34 @@ class RunMemo:
             out.append(part)
         return [part for part in out if part is not None] if dropped else out  # type: ignore[return-value]
 
-    def _then(self, first: FlagSwitch, then: FlagSwitch) -> FlagSwitch:
+    def _then(self, first: FlagSwitch | FrameEdge, then: FlagSwitch) -> FlagSwitch | FrameEdge:
         """``first.then(then)``, memoised: runs share their switches
         (``ESC[?7h`` then ``ESC[?12l``...), so a new run's fused switches
         are mostly made already. Bounded as a whole: switches fused from
-        fused ones would otherwise pile up with every new order."""
+        fused ones would otherwise pile up with every new order. ``first``
+        may be a frame edge that opens a frame: the terminal is told before
+        it, so the switches after it may join it (prompt_toolkit begins each
+        frame with ``ESC[?25l ESC[?7l``)."""
         fused = self._switches.get((first, then))
         if fused is None:
-            fused = _keep(self._switches, (first, then), first.then(then))
+            made: FlagSwitch | FrameEdge
+            if type(first) is FrameEdge:
+                inner = self._then(cast(FlagSwitch, first.switch), then)
+                made = first.with_switch(inner)
+            else:
+                made = cast(FlagSwitch, first).then(then)
+            fused = _keep(self._switches, (first, then), made)
         return fused
+
+    def _edge_after(self, switches: FlagSwitch, edge: FrameEdge) -> FrameEdge:
+        """``switches``, then the frame edge ``edge`` that closes a frame, as
+        one edge: the terminal is told after both (prompt_toolkit ends each
+        frame with ``ESC[?7h ESC[0m ESC[?12l ESC[?25h``). Memoised as ``_then``."""
+        fused = self._switches.get((switches, edge))
+        if fused is None:
+            inner = self._then(switches, cast(FlagSwitch, edge.switch))
+            fused = _keep(self._switches, (switches, edge), edge.with_switch(inner))
+        return cast(FrameEdge, fused)
 
     def _kind(self, action: Callable[[], None] | None) -> int:
         """What ``fuse`` needs to know of a kept action, memoised: the
@@ -164,6 +198,10 @@ class RunMemo:
         again."""
         if type(action) is FlagSwitch:
             kind = _SWITCH
+        elif type(action) is FrameEdge:
+            # Its own kind: switches join it only on the side where the
+            # terminal is not told of it (``fuse``); an SGR may pass it.
+            kind = _EDGE if type(action.switch) is FlagSwitch else _PEN_FREE
         elif isinstance(action, SgrAction):
             try:
                 kind = (_SGR | (_WIPES if action.wipes() else 0)

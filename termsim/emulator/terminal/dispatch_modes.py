@@ -11,7 +11,7 @@ these rules in.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ..answers.queries import KNOWN_ANSI_MODES, KNOWN_PRIVATE_MODES
@@ -50,6 +50,47 @@ def frame_switch(private: str, params: str, final: str) -> tuple[bool, bool]:
             else:
                 closes = True
     return opens, closes
+
+
+class _EdgeOwner(Protocol):
+    on_frame_edge: Callable[[bool], None] | None
+
+    def _frame_edge(self, opens: bool) -> None: ...
+
+
+class FrameEdge:
+    """A mode switch that opens or closes a frame (``frame_switch``), as a
+    ready action: the terminal is told just before it opens one and just
+    after it closes one, while someone listens (the engine, with a wait
+    pending), so that the screen there is seen. A run's other switches are
+    never fused across it (``RunMemo.fuse``); an SGR may be, for it never
+    reads the pen. Hot path: prompt_toolkit hides and shows the cursor
+    around every frame."""
+
+    __slots__ = ("_term", "closes", "opens", "switch")
+
+    def __init__(self, term: _EdgeOwner, switch: Callable[[], None],
+                 opens: bool, closes: bool) -> None:
+        self._term = term
+        #: What it does to the modes (with the switches fused into it).
+        self.switch = switch
+        self.opens = opens
+        self.closes = closes
+
+    def __call__(self) -> None:
+        term = self._term
+        if term.on_frame_edge is None:
+            self.switch()
+            return
+        if self.opens:
+            term._frame_edge(True)
+        self.switch()
+        if self.closes:
+            term._frame_edge(False)
+
+    def with_switch(self, switch: Callable[[], None]) -> FrameEdge:
+        """The same edge doing ``switch`` (its own and others fused)."""
+        return FrameEdge(self._term, switch, self.opens, self.closes)
 
 
 class _Counts(Protocol):

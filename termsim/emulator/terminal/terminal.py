@@ -134,24 +134,15 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         #: clock and output byte of the read that turned each on).
         self._modes_on: frozenset[str] = frozenset()
         self._on_since: dict[str, tuple[float | None, int]] = {}
-        self._screen = TermScreen(cols, rows)
-        self._screen.cell_size = (int(cell_size[0]), int(cell_size[1]))
-        self._screen.term_name = term
         #: The terminal it answers as (``termsim profiles`` lists them).
         self.profile = profile_named(profile)
-        self._screen.profile = self.profile
         #: Where terminals disagree, which way this one goes: the profile's
         #: unless said (``Terminal(profile="kitty")`` draws as
         #: ``spawn(profile="kitty")`` does).
         self.emulation = emulation or self.profile.emulation
-        self._screen.backspace_past_edge = self.emulation.backspace_at_wrap == "tmux"
-        self._screen.graphemes = self.emulation.graphemes
-        self._screen.reflow = self.emulation.reflow
-        self._screen.index_ends_wrap = self.emulation.linefeed_at_wrap == "xterm"
-        self._screen.lines_home = self.emulation.lines_home
-        self._screen.alternate_cursor = self.emulation.alternate_cursor
-        self._screen.column_mode_clears = self.emulation.column_mode == "clear"
-        self._screen.xterm_utf8 = self.emulation.invalid_utf8 == "xterm"
+        self._screen = TermScreen(cols, rows, profile=self.profile, emulation=self.emulation,
+                                  cell_size=cell_size, term_name=term,
+                                  on_inband_resize=self._inband_resize)
         self._dispatch = _Dispatch(self)
         self._parser = Parser(self._dispatch)
         self._decoder: codecs.IncrementalDecoder = (
@@ -164,7 +155,6 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         #: even when the same read draws the next frame. The terminal is the
         #: only parser of the output: nothing else reads it to find them.
         self.on_frame_edge: Callable[[bool], None] | None = None
-        self._screen.on_inband_resize = self._inband_resize
         self._deferred: list[Query] = []
         self._buffer = ""
         # The last offset ``_offset_of`` found: in which text (of the read
