@@ -104,7 +104,11 @@ async def test_replay() -> None:
 '''
     pytester.makepyfile(test_generated=source + replay)
     result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider")
-    assert result.ret == 0, source + result.stdout.str()[-3000:]
+    # A replay that fails shows the recorded events, in order (which input
+    # the program was seen to read where): the recording itself is gone
+    # with the test's directory.
+    assert result.ret == 0, source + result.stdout.str()[-3000:] + "\nthe recording:\n" + "\n".join(
+        repr(event) for event in termsim.files.Recording.open(recording).events)
     result.assert_outcomes(passed=4)  # live and replay, asyncio and trio
     for _ in range(runs - 1):  # again, live, on one backend
         result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider", "-k",
