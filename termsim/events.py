@@ -2,7 +2,7 @@
 
 A session is a stream of these events. The live PTY source emits them as
 they happen, the waiting engine emits the wait events, the recorder writes
-them (``_recording`` encodes them, one record each), a :class:`~termsim.files.Recording`
+them (``recording/codec.py`` encodes them, one record each), a :class:`~termsim.files.Recording`
 reads back the same values, and replay, the HTML report, the CLI and the
 pytest plugin consume them, each with a ``match`` on the type. This module is
 the one place that says what can happen; everything else speaks it.

@@ -5,7 +5,7 @@ predicate for the engine (:class:`ScreenIs`), evaluated on each settled
 screen (drawn after ``since``), so it can neither race the program nor pass
 on a stale screen, on a live session or a replay alike.
 
-The expectation is a text (``_screentext``) given in the test or kept in a
+The expectation is a text (``screentext.py``) given in the test or kept in a
 golden file. With goldens being updated (``--termsim-update``,
 ``TERMSIM_UPDATE=1``) a golden that still matches is left alone; otherwise
 the screen is taken once it has stayed the same, as the golden would be

@@ -65,7 +65,7 @@ class WaitTimeout(TermsimError, TimeoutError):
         self.unknown = not_understood(unknown or {})
         #: The last screens before the failure, with the inputs between them.
         self.film = film
-        #: Near misses: what almost matched, and when (see ``_nearmiss``).
+        #: Near misses: what almost matched, and when (see ``nearmiss.py``).
         self.notes = list(notes)
         #: For :class:`Stalled`: how long the program had sat reading keys.
         self.stalled_for = stalled_for

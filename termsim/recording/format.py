@@ -6,7 +6,7 @@ Layout (``docs/recording-format.md`` is the full description)::
     header   msgpack map: format, version [major, minor], argv, cwd, cols, rows,
              term, env (allowlisted), policy, versions, started (ISO 8601 UTC),
              then its CRC-32 (a msgpack unsigned integer)
-    event*   msgpack array: [kind, t_us, *fields] (see ``_codec``), then its CRC-32
+    event*   msgpack array: [kind, t_us, *fields] (see ``codec.py``), then its CRC-32
 
 The CRC after each record is what tells a damaged file from a valid one: a
 flipped byte inside an output payload is still valid msgpack.

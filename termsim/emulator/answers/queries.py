@@ -9,7 +9,7 @@ terminal this is (DA1, DA2), which colours it uses (OSC 10/11), whether a
 mode is set (DECRQM). A terminal answers in the input stream, at once, from
 the state that the output *before* the question produced.
 
-Answering is split in two. The dispatcher (``_terminal.py``) only
+Answering is split in two. The dispatcher (``terminal/dispatch.py``) only
 recognises *which* kind of query a sequence is: it builds a
 :class:`Request` (the kind, the sequence as sent, its parameters) and hands
 it, with the request's position, to the ``Terminal``. The ``Terminal`` looks
@@ -31,7 +31,7 @@ What becomes of each query is logged as a :class:`Query`, and how each kind
 is answered is a :data:`Policy`: ``"answer"`` (at once), ``"ignore"`` (never)
 or a delay in seconds (the reply is still computed at the query's byte, and
 the caller sends it that much later), the same vocabulary as
-``spawn(cpr=...)``. Both are defined here, and ``_terminal.py`` exports them.
+``spawn(cpr=...)``. Both are defined here, and ``terminal/terminal.py`` exports them.
 
 Like the rest of the terminal, this module does no I/O.
 """
@@ -330,7 +330,7 @@ def _colour(code: str, which: str) -> Answer:
 
 
 def _palette(screen: TermScreen, request: Request) -> str | None:
-    """OSC 4's queries, each answered in an OSC of its own (``screen_palette``)."""
+    """OSC 4's queries, each answered in an OSC of its own (``screen.palette``)."""
     return screen.palette_report(request.body[2:], request.terminator) or None
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from ..screen.screen import TermScreen
 
 #: Terminfo (and termcap) names of the keys XTGETTCAP answers, and the key
-#: termsim sends for each (``_keys``), in keypad-transmit mode as terminfo
+#: termsim sends for each (``input/keys.py``), in keypad-transmit mode as terminfo
 #: describes them: ``kcuu1`` is ``ESC O A``. kf13-kf60 are F1-F12 with shift,
 #: ctrl, ctrl+shift and alt, as in xterm's terminfo.
 _TCAP_KEYS: Mapping[str, str] = {

@@ -252,7 +252,7 @@ class DrawOps(MarkOps):
             else:
                 # A long segment: its cells kept if drawn here before in this
                 # pen (a status bar redrawn in place): the one primitive of
-                # that fast path (``screen_segments.py``).
+                # that fast path (``segments.py``).
                 set_cells(line, segments.cells(x, segment, glyphs))
             if type(line) is TextRow and line.text is not None:
                 # A long run is cheaper to splice in than to rebuild later; a

@@ -6,7 +6,7 @@ primitive is ``feed_lines``: rows a read of lines produces are kept as text
 (plain, or ``StyledText``), rows that scroll off within the read go to the
 history as text, and ``settle`` makes the cells of the rest only when
 something else is about to read or change them. ``Terminal`` decides when it
-may run (``terminal_lines.py``); ``tests/test_fast_paths.py`` and
+may run (``terminal/lines.py``); ``tests/test_fast_paths.py`` and
 ``tests/test_fast_lines.py`` hold it equal to drawing the same bytes the
 plain way.
 """

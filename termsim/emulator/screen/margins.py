@@ -3,8 +3,8 @@
 Why a module of its own: pyte has no left/right margins, and xterm's rules
 for them touch scrolling, line and character editing, the cursor and text;
 the rectangle they make with the top and bottom margins is kept here, and
-the operations that honour it (``screen_scroll``, ``screen_erase``,
-``screen_cursor``, ``screen_draw``) ask it through these few helpers. tmux
+the operations that honour it (``scroll``, ``erase``,
+``cursor``, ``draw``) ask it through these few helpers. tmux
 sets them as soon as a terminal announces xterm (DA2, XTVERSION): a pane of
 a vertical split then scrolls inside its columns only.
 

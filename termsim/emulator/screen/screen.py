@@ -58,7 +58,7 @@ concern, below):
 
 * Left and right margins (DECLRMM, DECSLRM), which pyte lacks, as xterm
   has them: scrolling, IL/DL, ICH/DCH, CR, BS, CUF, HT, wrapping and origin
-  mode keep to them (``screen_margins.py``; tmux sets them for the panes of
+  mode keep to them (``margins.py``; tmux sets them for the panes of
   a vertical split).
 
 Why this module: it is where ``TermScreen`` is composed, and what the rest of
@@ -66,23 +66,23 @@ termsim imports. Each concern is a mixin in a module of its own, which says
 why it exists and how it differs from pyte; a concern that calls another's
 operations subclasses it, so the order below is the order of dependence::
 
-    ScreenState         screen_state.py     buffers, history, caches; new rows, blanks
-    ├─ EraseOps         screen_erase.py     ED, EL, ECH, ICH, DCH, selective erase
-    │  └─ MarginOps     screen_margins.py   DECLRMM, DECSLRM: the margins' rectangle
-    │     ├─ ScrollOps  screen_scroll.py    LF, IND, RI, SU, SD, IL, DL; the history
-    │     └─ ModeOps    screen_modes.py     alternate screen, DECSCNM, DECCOLM, flags
-    ├─ CharsetOps       screen_charsets.py  G0..G3, shifts
-    │  ├─ CursorOps     screen_cursor.py    moves, margins, DECSC/DECRC
-    │  └─ MarkOps       screen_marks.py     what joins the cell before the cursor
-    │     └─ DrawOps    screen_draw.py      text, wide characters, REP
-    │        └─ KeptRows screen_lines.py    whole lines kept as text (fast path)
-    ├─ TabOps           screen_tabs.py      HT, CHT, CBT
-    ├─ ResizeOps        screen_resize.py    resize and reflow
-    └─ PaletteOps       screen_palette.py   OSC 4, OSC 104: the colour palette
+    ScreenState         state.py     buffers, history, caches; new rows, blanks
+    ├─ EraseOps         erase.py     ED, EL, ECH, ICH, DCH, selective erase
+    │  └─ MarginOps     margins.py   DECLRMM, DECSLRM: the margins' rectangle
+    │     ├─ ScrollOps  scroll.py    LF, IND, RI, SU, SD, IL, DL; the history
+    │     └─ ModeOps    modes.py     alternate screen, DECSCNM, DECCOLM, flags
+    ├─ CharsetOps       charsets.py  G0..G3, shifts
+    │  ├─ CursorOps     cursor.py    moves, margins, DECSC/DECRC
+    │  └─ MarkOps       marks.py     what joins the cell before the cursor
+    │     └─ DrawOps    draw.py      text, wide characters, REP
+    │        └─ KeptRows lines.py    whole lines kept as text (fast path)
+    ├─ TabOps           tabs.py      HT, CHT, CBT
+    ├─ ResizeOps        resize.py    resize and reflow
+    └─ PaletteOps       palette.py   OSC 4, OSC 104: the colour palette
 
-Below them all, ``screen_cells.py`` holds the rows and cells they share
+Below them all, ``cells.py`` holds the rows and cells they share
 (``TextRow``, ``Protected``, the history's rows), and
-``screen_segments.py`` the kept segments of ``draw``. The query answers
+``segments.py`` the kept segments of ``draw``. The query answers
 live in ``queries.py``, which reads this screen's state.
 
 Each fast path of the screen sits behind one primitive, with a switch that

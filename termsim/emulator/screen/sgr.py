@@ -334,7 +334,7 @@ class Sgr:
     def after(self, pen: Char, params: str) -> Char:
         """The pen ``CSI params m`` makes of ``pen``, outside DECSCNM,
         counting nothing (the caller counts :meth:`ignored`): a row kept as
-        coloured text (``_styled.py``) is drawn with it, later, without the
+        coloured text (``styled.py``) is drawn with it, later, without the
         screen."""
         if params in ("", "0") and type(pen) is Char:
             return _BLANK  # as SgrAction

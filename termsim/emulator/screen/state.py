@@ -1,7 +1,7 @@
 """The state of a ``TermScreen`` beneath its concerns.
 
-Why a module of its own: the concerns (``screen_erase``, ``screen_scroll``,
-``screen_draw``...) are mixin classes, and each one reads the same state:
+Why a module of its own: the concerns (``erase``, ``scroll``,
+``draw``...) are mixin classes, and each one reads the same state:
 the buffers, the history, the caches, the saved cursors. ``ScreenState``
 creates all of it in one ``__init__``, so that each concern can be read (and
 type-checked) knowing every attribute it may touch, and holds the two rules

@@ -4,7 +4,7 @@ notifications, the working directory, shell-integration marks, images.
 Why a module of its own: none of these changes a cell, so the screen has no
 place for them, yet tests ask about each ("the title says `working`", "no
 image was sent", "the last command exited 0"). The dispatcher turns each
-sequence into one value here (gathered by ``signal_log.SignalLog``), in the
+sequence into one value here (gathered by ``log.SignalLog``), in the
 order the program sent them, each with the output byte it began at and, when
 whoever feeds the terminal gives a clock, the session's time. A snapshot carries the log as it
 stood (:class:`Signals`, immutable), so a wait sees these like text, and a

@@ -3,8 +3,8 @@
 A row is kept as the terminal's own mapping of columns to pyte ``Char``
 cells; this module is the only place that knows that layout, so that
 :class:`~termsim.emulator.snapshot.snapshot.Snapshot` (and, through it, every
-renderer) reads rows as :class:`~.snapshot_values.Style` and
-:class:`~.snapshot_values.Run` values. It is apart from the snapshot because
+renderer) reads rows as :class:`~.values.Style` and
+:class:`~.values.Run` values. It is apart from the snapshot because
 it is the hot path of both building snapshots (``row_text``) and drawing
 them (the grouping into runs), with caches of its own.
 

@@ -11,8 +11,8 @@ the rows that changed and nothing else.
 
 This module holds :class:`Snapshot` itself. The values it hands out
 (:class:`Style`, :class:`Cell`, :class:`Run`, :class:`Cursor`,
-:class:`Modes`) are :mod:`.snapshot_values`'s, and reading a stored row (its
-text, its cells' styles, its runs and their cache) is :mod:`.snapshot_rows`'s;
+:class:`Modes`) are :mod:`.values`'s, and reading a stored row (its
+text, its cells' styles, its runs and their cache) is :mod:`.rows`'s;
 both are re-exported here, where the rest of termsim imports them from,
 as is :class:`Match` (:mod:`.matches`): what the wait that returned a
 snapshot found on it, which the snapshot carries but is not part of it.

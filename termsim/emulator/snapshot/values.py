@@ -4,7 +4,7 @@ cursor and the terminal's modes.
 They are what :class:`~termsim.emulator.snapshot.snapshot.Snapshot` hands out and what
 renderers, predicates and key encoders take in. They live apart from the
 snapshot because they know nothing of how a screen is stored (no pyte in
-here), so the code that reads stored rows (:mod:`.snapshot_rows`) and the
+here), so the code that reads stored rows (:mod:`.rows`) and the
 modules that need only a mode or a style can import them without the
 snapshot. :mod:`termsim.emulator.snapshot.snapshot` re-exports them all.
 """

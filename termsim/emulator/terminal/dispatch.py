@@ -491,7 +491,7 @@ class _Dispatch(RunMemo, ModeRules):
             if text == "?":  # otherwise setting a colour: nothing on the screen changes
                 self._ask_string(_OSC_COLOURS[code], body, terminator, index)
         elif code == "4":
-            # Set what is set, then answer what is asked (``screen_palette``).
+            # Set what is set, then answer what is asked (``screen.palette``).
             if s.set_palette(text):
                 self._ask_string("osc-palette", body, terminator, index)
         elif code == "104":

@@ -130,8 +130,9 @@ class RunMemo:
                     out.append(part)
                 else:
                     first, at, _ = out[group]  # type: ignore[misc]
-                    out[group] = (self._then(cast(FlagSwitch | FrameEdge, first), cast(FlagSwitch, action)),
-                                  at, part[2])
+                    fused = self._then(cast(FlagSwitch | FrameEdge, first),
+                                       cast(FlagSwitch, action))
+                    out[group] = (fused, at, part[2])
                 continue
             if kind == _EDGE:
                 edge: FrameEdge = action  # type: ignore[assignment]

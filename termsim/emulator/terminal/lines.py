@@ -5,7 +5,7 @@ reads of printable lines (with SGR sequences at most), and drawing them cell
 by cell only to scroll most of them off is the slowest way. ``_lines``
 decides whether a read may take the fast path (the text, the parser's and
 the screen's state), and hands it to the one primitive that writes such
-rows, ``TermScreen.feed_lines`` (``screen_lines.py``); any other read first
+rows, ``TermScreen.feed_lines`` (``screen/lines.py``); any other read first
 makes the cells of the rows left as text (``settle``). ``fast_lines`` off,
 every read goes through the parser: ``tests/test_fast_paths.py`` and
 ``tests/test_fast_lines.py`` hold the two equal.

@@ -33,7 +33,7 @@ holds the screen, the replies and their offsets equal to the plain path:
 
 * kept text rows: a read made only of lines skips the tokenizer for the
   rows it scrolls off at once (``TermScreen.feed_lines``, called from
-  ``terminal_lines.py``; switch ``Terminal.fast_lines``);
+  ``lines.py``; switch ``Terminal.fast_lines``);
 * kept CSI queries: a query met before is a ready call the tokenizer makes
   itself at the query's index (``_Dispatch.keep_query``; switch
   ``_Dispatch.keep_queries``); other CSI sequences met before are ready calls
