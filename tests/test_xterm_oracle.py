@@ -105,6 +105,9 @@ CASES: dict[str, tuple[tuple[int, int, bytes], tuple[int, int], tuple[str, ...] 
     "?1049h clears in the current background": (
         (3, 1, b"a\x1b[106m\x1b[?1049h\xe4\xb8\xad"), (0, 2), None, None),
     "?1049h/l round trip": ((5, 2, b"\x1b[2;3H\x1b[?1049hx\x1b[?1049l"), (1, 2), None, None),
+    "DECSTR keeps strikethrough": ((2, 1, b"\x1b[9m\x1b[!pa"), (0, 1), ("a",), None),
+    "DECSTR saves the cursor home": (
+        (4, 2, b"\x1b[9m\x1b[2;3H\x1b[!p\x1b8a"), (0, 1), ("a", ""), None),
     "DECCOLM set is ignored": ((5, 2, b"ab\x1b[?3h"), (0, 2), ("ab", ""), None),
     "DECCOLM reset is ignored": ((5, 2, b"ab\x1b[?3l"), (0, 2), ("ab", ""), None),
     "REP past a screenful": ((3, 1, b"a\x1b[100b"), (0, 2), ("aa",), "P5"),

@@ -747,6 +747,17 @@ KINDS: tuple[Kind, ...] = (
          "form; charproc.c CASE_REP repeats lastchar, which is then no character", None,
          lambda p: _csi_final(p, "b") and any(_invalid(t) for t in p.tokens),
          (2, 1, b"\xe0\x80\xaf\x1b[b")),
+    Kind("decstr-saves-a-pending-wrap",
+         "DECSTR (CSI ! p) saves the cursor with its position home, and in xterm with the "
+         "wrap flag as it was: DECRC after a DECSTR at a pending wrap restores a wrap "
+         "pending at column 0, so the next character goes to the next row; termsim "
+         "saves no pending wrap there (it keeps one only at the right edge or margin). "
+         "Kept: an xterm quirk",
+         "charproc.c ReallyReset (DECSTR): CursorSave (cursor.c CursorSave2: sc->wrap_flag "
+         "= screen->do_wrap), then sc row and col set to 0; CursorRestore restores do_wrap",
+         None, lambda p: any(isinstance(t, Csi) and t.final == "p" and t.inter == "!"
+                             for t in p.tokens) and _raw_named(p, "ESC 8"),
+         (2, 2, b"ab\x1b[!p\x1b8c")),
     Kind("rep-after-an-abandoned-sequence",
          "REP after a sequence the parser abandons (an ESC that a second ESC cancels, a "
          "CSI with an intermediate before its parameters) repeats the last character in "
