@@ -1400,8 +1400,9 @@ KNOWN_DIFFERENCES: list[Known] = [
         "character and the new one after it, or an orphaned right half that its "
         "capture leaves out); termsim blanks it, as xterm does for every edit that "
         "splits a wide character.",
-        "util.c blanks both halves of a wide character that an edit splits; writes "
-        "over half of one are not checked here.",
+        "util.c blanks both halves of a wide character that an edit splits, and "
+        "WriteText the other half of one a character is written over (DamagedCurCells, "
+        "ClearInLine: in the current colours, as termsim).",
         _any(_text_has(_wide)), confirm=lambda o, d: _half_overwritten(o),
         example=(5, 1, "\u65e5\x1b[2G~".encode()),
     ),

@@ -405,3 +405,23 @@ def test_DECSTR_saves_the_cursor_home_with_the_pen_it_leaves() -> None:
     assert (term.screen.cursor.row, term.screen.cursor.col) == (0, 1)
     assert term.screen.cell(0, 0).char == "a"
     assert term.screen.cell(0, 0).style.strikethrough
+
+
+@pytest.mark.parametrize(("data", "orphan"), [
+    ("\u26a1\b\x1b[105m\u26a1".encode(), 0),  # the slow way: wide over a right half
+    ("\u6587\x1b[D\x1b[105m\ud55c".encode(), 0),
+    (b"\xe6\x97\xa5\x1b[2G\x1b[105mx", 0),  # the fast way: ASCII over a right half
+    (b"\xe6\x97\xa5\x1b[1G\x1b[105mx", 1),  # and over a left half
+])
+def test_the_orphaned_half_of_a_wide_character_is_blanked_in_the_current_colours(
+    data: bytes, orphan: int,
+) -> None:
+    """Writing over one half of a two-column character blanks the other
+    half as an erase would, in the current colours: xterm's ``WriteText``
+    clears it with ``ClearInLine`` (util.c ``ClearCells``: the colour pair
+    in force). Found by the xterm oracle; termsim once kept the old cell's
+    colours there."""
+    term, _ = feed_split(data, 3, 1)
+    cell = term.screen.cell(0, orphan)
+    assert cell.char == " "
+    assert cell.style.bg == "bfightmagenta"  # (pyte's spelling of bright magenta)

@@ -236,12 +236,13 @@ class DrawOps(MarkOps):
             else:
                 segment, data = data, ""
             line = buffer[cursor.y]
-            # Overwriting half of a wide character blanks its other half.
+            # Overwriting half of a wide character blanks its other half, in
+            # the current colours (``_unsplit``).
             if x and line.get(x, _NO_CELL).data == "":
-                line[x - 1] = line[x - 1]._replace(data=" ")
+                line[x - 1] = self._blank() or self.default_char
                 _forget(line)
             if end < columns and line.get(end, _NO_CELL).data == "":
-                line[end] = line[end]._replace(data=" ")
+                line[end] = self._blank() or self.default_char
                 _forget(line)
             # A TextRow's text is updated below, by slicing (setting a cell
             # leaves it as it was; ``update`` would forget it).
