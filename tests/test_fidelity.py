@@ -425,3 +425,14 @@ def test_the_orphaned_half_of_a_wide_character_is_blanked_in_the_current_colours
     cell = term.screen.cell(0, orphan)
     assert cell.char == " "
     assert cell.style.bg == "bfightmagenta"  # (pyte's spelling of bright magenta)
+
+
+def test_1049_ends_a_pending_wrap_as_xterms_clear_does() -> None:
+    """xterm's ``ClearScreen`` (which ``?1049h`` calls) ends a pending wrap
+    (``ResetWrap``): the next character overwrites the last column instead
+    of wrapping (real xterm: `` c`` on two columns, one row). ``?1047h``
+    clears nothing on the way in and keeps the wrap pending; ``?1049l``
+    restores the one DECSC saved. termsim once kept the wrap pending."""
+    assert screen(b"ab\x1b[?1049hc", 2, 1) == [" c"]
+    assert screen(b"ab\x1b[?1047hc", 2, 1) == ["c"]
+    assert screen(b"ab\x1b[?1049hc\x1b[?1049ld", 2, 2) == ["ab", "d"]
