@@ -1164,7 +1164,11 @@ KNOWN_DIFFERENCES: list[Known] = [
         "sequence is discarded); termsim draws U+FFFD for them, one a sequence as "
         "xterm reads them (Emulation(invalid_utf8='unicode'): one per maximal invalid "
         "subpart).",
-        "U+FFFD, as termsim (charproc.c, decodeUtf8 in VTparse).",
+        "U+FFFD, as termsim (charproc.c, decodeUtf8 in VTparse); but a form it reads "
+        "whole into a value past U+10FFFF (overlong, five- and six-byte forms, past "
+        "U+10FFFF) counts -1 column when dotext fits a run of text to the line, so at "
+        "the right edge the characters after it are lost (the xterm oracle's "
+        "whole-non-character-in-a-run; termsim does not copy it).",
         _any(_invalid), strip=_without(_invalid),
         example=(5, 1, b'a\xffb'),
     ),
