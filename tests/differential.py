@@ -1164,7 +1164,11 @@ KNOWN_DIFFERENCES: list[Known] = [
         "sequence is discarded); termsim draws U+FFFD for them, one a sequence as "
         "xterm reads them (Emulation(invalid_utf8='unicode'): one per maximal invalid "
         "subpart).",
-        "U+FFFD, as termsim (charproc.c, decodeUtf8 in VTparse).",
+        "U+FFFD, as termsim (charproc.c, decodeUtf8 in VTparse); but a form it reads "
+        "whole into a value past U+10FFFF (overlong, five- and six-byte forms, past "
+        "U+10FFFF) counts -1 column when dotext fits a run of text to the line, so at "
+        "the right edge the characters after it are lost (the xterm oracle's "
+        "whole-non-character-in-a-run; termsim does not copy it).",
         _any(_invalid), strip=_without(_invalid),
         example=(5, 1, b'a\xffb'),
     ),
@@ -1400,8 +1404,9 @@ KNOWN_DIFFERENCES: list[Known] = [
         "character and the new one after it, or an orphaned right half that its "
         "capture leaves out); termsim blanks it, as xterm does for every edit that "
         "splits a wide character.",
-        "util.c blanks both halves of a wide character that an edit splits; writes "
-        "over half of one are not checked here.",
+        "util.c blanks both halves of a wide character that an edit splits, and "
+        "WriteText the other half of one a character is written over (DamagedCurCells, "
+        "ClearInLine: in the current colours, as termsim).",
         _any(_text_has(_wide)), confirm=lambda o, d: _half_overwritten(o),
         example=(5, 1, "\u65e5\x1b[2G~".encode()),
     ),

@@ -376,3 +376,63 @@ def test_1049_clears_the_alternate_screen_in_the_current_background() -> None:
     term, _ = feed_split(b"a\x1b[44m\x1b[?1049h", 4, 2)
     assert term.screen.alternate
     assert {term.screen.cell(r, c).style.bg for r in range(2) for c in range(4)} == {"blue"}
+
+
+def test_DECSTR_keeps_strikethrough_faint_and_double_underline_as_xterm_does() -> None:
+    """xterm's soft reset (charproc.c ``ReallyReset``, its DECSTR branch)
+    clears bold, blink, underline, inverse, invisible, italics and the
+    colours, and leaves ATR_STRIKEOUT, ATR_FAINT and ATR_DBL_UNDER: real
+    xterm draws the ``a`` after it struck through, faint and doubly
+    underlined (``test_xterm_oracle.py`` holds the case). termsim once
+    reset the pen as SGR 0 does."""
+    term, _ = feed_split(b"\x1b[1;2;3;5;7;8;9;21;31;42mX\x1b[!pa", 4, 1)
+    style = term.screen.cell(0, 1).style
+    kept = {"strikethrough": True, "dim": True, "underline": True, "underline_style": "double"}
+    cleared = {"bold": False, "italic": False, "blink": False, "reverse": False,
+               "invisible": False, "fg": "default", "bg": "default"}
+    assert {name: getattr(style, name) for name in {**kept, **cleared}} == {**kept, **cleared}
+    # A single underline is one of those cleared, as in xterm.
+    term, _ = feed_split(b"\x1b[4ma\x1b[!pa", 4, 1)
+    assert not term.screen.cell(0, 1).style.underline
+
+
+def test_DECSTR_saves_the_cursor_home_with_the_pen_it_leaves() -> None:
+    """xterm's DECSTR ends with CursorSave and the saved position set to
+    home (charproc.c ``ReallyReset``): DECRC after it goes home and draws
+    with the pen DECSTR left, strikethrough kept. termsim once forgot the
+    saved cursor instead, so DECRC drew with a default pen."""
+    term, _ = feed_split(b"\x1b[9m\x1b[2;3H\x1b[!p\x1b8a", 4, 2)
+    assert (term.screen.cursor.row, term.screen.cursor.col) == (0, 1)
+    assert term.screen.cell(0, 0).char == "a"
+    assert term.screen.cell(0, 0).style.strikethrough
+
+
+@pytest.mark.parametrize(("data", "orphan"), [
+    ("\u26a1\b\x1b[105m\u26a1".encode(), 0),  # the slow way: wide over a right half
+    ("\u6587\x1b[D\x1b[105m\ud55c".encode(), 0),
+    (b"\xe6\x97\xa5\x1b[2G\x1b[105mx", 0),  # the fast way: ASCII over a right half
+    (b"\xe6\x97\xa5\x1b[1G\x1b[105mx", 1),  # and over a left half
+])
+def test_the_orphaned_half_of_a_wide_character_is_blanked_in_the_current_colours(
+    data: bytes, orphan: int,
+) -> None:
+    """Writing over one half of a two-column character blanks the other
+    half as an erase would, in the current colours: xterm's ``WriteText``
+    clears it with ``ClearInLine`` (util.c ``ClearCells``: the colour pair
+    in force). Found by the xterm oracle; termsim once kept the old cell's
+    colours there."""
+    term, _ = feed_split(data, 3, 1)
+    cell = term.screen.cell(0, orphan)
+    assert cell.char == " "
+    assert cell.style.bg == "bfightmagenta"  # (pyte's spelling of bright magenta)
+
+
+def test_1049_ends_a_pending_wrap_as_xterms_clear_does() -> None:
+    """xterm's ``ClearScreen`` (which ``?1049h`` calls) ends a pending wrap
+    (``ResetWrap``): the next character overwrites the last column instead
+    of wrapping (real xterm: `` c`` on two columns, one row). ``?1047h``
+    clears nothing on the way in and keeps the wrap pending; ``?1049l``
+    restores the one DECSC saved. termsim once kept the wrap pending."""
+    assert screen(b"ab\x1b[?1049hc", 2, 1) == [" c"]
+    assert screen(b"ab\x1b[?1047hc", 2, 1) == ["c"]
+    assert screen(b"ab\x1b[?1049hc\x1b[?1049ld", 2, 2) == ["ab", "d"]

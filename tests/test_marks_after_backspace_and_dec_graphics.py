@@ -51,6 +51,20 @@ def test_mark_after_text_still_joins_the_character_before() -> None:
     assert line("abc\u0301".encode(), 3) == "abc\u0301"  # from a pending wrap
 
 
+def test_mark_after_text_that_came_back_to_where_bs_left_the_cursor() -> None:
+    """Text written after BS ends what BS did to the next mark, even when the
+    cursor comes back to the very cell BS left it on (xterm's dotext sets
+    ``char_was_written`` again): the mark joins the character written
+    before it. Found by the xterm oracle: termsim once joined the mark to
+    the cursor's cell whenever the cursor stood where a BS had left it, on
+    one row wrapped and scrolled (the 8 comes back to column 0), after a
+    move to the BS's row (CNL), and the slow and fast ways of drawing alike."""
+    assert line(b"[a\b;a-a8\xcc\xa3", 5) == "8\u0323"
+    assert line("aa\b\x1b[E\u00e9\u0301".encode(), 3) == unicodedata.normalize(
+        "NFD", "\u00e9\u0301a")
+    assert line("aa\b\x1b[Ex\u0301".encode(), 3) == "x\u0301a"
+
+
 def test_dec_line_drawing_h_and_underscore_as_xterm() -> None:
     assert line(b"\x1b(0h_q\x1b(B", 5) == "\u2424 \u2500"
     term = Terminal(5, 1)

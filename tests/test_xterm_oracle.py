@@ -42,12 +42,20 @@ from xterm_oracle import (
 
 pytestmark = pytest.mark.skipif(xterm_missing() is not None, reason=xterm_missing() or "")
 
-#: The grammar sample: its seed, and the seed of the fresh programs the
-#: agreement figure is measured on (another, as issue 37 asks).
+#: The grammar sample, in chunks of ``CHUNK`` programs, each chunk a test of
+#: its own with a seed of its own (``SEED``, ``SEED + 1``, ...): issue 37 asks
+#: for 1,000 programs a CI run and no test longer than 10 s, so xdist runs
+#: the chunks on several workers, each with its own xterm (the module's
+#: fixture). A chunk takes 1.3 to 4.6 s alone, shrinks included (the
+#: slowest shrinks one 90x26 program: each run prints the whole screen);
+#: 10 chunks, 1,000 programs, with the "ci" Hypothesis profile, 40 with
+#: "full" (``conftest.examples``).
 SEED = 37
+CHUNK = 100
+CHUNKS = examples(4000) // CHUNK
+#: The seed of the fresh programs the agreement figure is measured on
+#: (another, as issue 37 asks).
 AGREEMENT_SEED = 3737
-#: Programs per run: 1,200 with the "full" Hypothesis profile, 300 with "ci".
-PROGRAMS = examples(1200)
 #: The cursor agreement issue 37 asks for, under the xterm profile.
 AGREEMENT = 0.95
 
@@ -105,6 +113,9 @@ CASES: dict[str, tuple[tuple[int, int, bytes], tuple[int, int], tuple[str, ...] 
     "?1049h clears in the current background": (
         (3, 1, b"a\x1b[106m\x1b[?1049h\xe4\xb8\xad"), (0, 2), None, None),
     "?1049h/l round trip": ((5, 2, b"\x1b[2;3H\x1b[?1049hx\x1b[?1049l"), (1, 2), None, None),
+    "DECSTR keeps strikethrough": ((2, 1, b"\x1b[9m\x1b[!pa"), (0, 1), ("a",), None),
+    "DECSTR saves the cursor home": (
+        (4, 2, b"\x1b[9m\x1b[2;3H\x1b[!p\x1b8a"), (0, 1), ("a", ""), None),
     "DECCOLM set is ignored": ((5, 2, b"ab\x1b[?3h"), (0, 2), ("ab", ""), None),
     "DECCOLM reset is ignored": ((5, 2, b"ab\x1b[?3l"), (0, 2), ("ab", ""), None),
     "REP past a screenful": ((3, 1, b"a\x1b[100b"), (0, 2), ("aa",), "P5"),
@@ -195,16 +206,17 @@ def _findings(checker: Checker, seed: int, count: int) -> tuple[list[Comparison]
     return everything, minimal
 
 
-def test_termsim_draws_generated_programs_as_xterm_does(checker: Checker) -> None:
-    """Every disagreement on the grammar sample is a known kind."""
-    _, minimal = _findings(checker, SEED, PROGRAMS)
+@pytest.mark.parametrize("seed", [SEED + chunk for chunk in range(CHUNKS)])
+def test_termsim_draws_generated_programs_as_xterm_does(seed: int, checker: Checker) -> None:
+    """Every disagreement on one chunk of the grammar sample is a known kind."""
+    _, minimal = _findings(checker, seed, CHUNK)
     unknown: dict[tuple[str, ...], Comparison] = {}
     for comparison in minimal:
         if comparison.kind is None and comparison.aspects:
             best = unknown.get(comparison.program.labels)
             if best is None or comparison.program.size < best.program.size:
                 unknown[comparison.program.labels] = comparison
-    assert not unknown, (f"{len(unknown)} kind(s) of disagreement with xterm that "
+    assert not unknown, (f"{len(unknown)} kind(s) of disagreement with xterm (seed {seed}) that "
                          "xterm_oracle.KINDS does not list (fix termsim, or add the kind "
                          "with xterm's source):\n\n"
                          + "\n\n".join(c.report() for c in unknown.values()))

@@ -666,15 +666,35 @@ def _rep_past_screen(program: Program) -> bool:
 
 
 #: ESC, then what a sequence may hold (controls other than CAN, SUB and ESC
-#: are carried out inside it), then a UTF-8 lead byte.
+#: are carried out inside it, DEL is ignored), then any byte beyond ASCII: a UTF-8 lead
+#: byte, or one that starts no character (a stray continuation byte, the
+#: C0 or C1 of an overlong form, F5 to FF), which xterm reads as U+FFFD or
+#: as a value past U+10FFFF (ptydata.c decodeUtf8), above 255 either way:
+#: dropped there like any character beyond ASCII.
 _INTERRUPTED = re.compile(
-    rb"\x1b(\[[\x00-\x17\x19\x1c-\x3f]*|[\x00-\x17\x19\x1c-\x2f]*)[\xc2-\xf4]")
+    rb"\x1b(\[[\x00-\x17\x19\x1c-\x3f\x7f]*|[\x00-\x17\x19\x1c-\x2f\x7f]*)[\x80-\xff]")
+#: The forms xterm's decodeUtf8 reads whole into one value that is no
+#: character (``utf8Weblike`` off, its default): overlong forms (the value
+#: has UCS_REPL shifted into it), four-byte forms past U+10FFFF, five- and
+#: six-byte forms. A surrogate's form is read as UCS_REPL, which is a character.
+_WHOLE_NON_CHARACTER = re.compile(
+    rb"[\xc0\xc1][\x80-\xbf]|\xe0[\x80-\x9f][\x80-\xbf]|\xf0[\x80-\x8f][\x80-\xbf]{2}"
+    rb"|\xf4[\x90-\xbf][\x80-\xbf]{2}|[\xf5-\xf7][\x80-\xbf]{3}|[\xf8-\xfb][\x80-\xbf]{4}"
+    rb"|[\xfc\xfd][\x80-\xbf]{5}")
 
 
 def _non_ascii_in_sequence(program: Program) -> bool:
     """A sequence left open (ESC, its intermediates, a CSI's parameters)
     and then a character beyond ASCII."""
     return _INTERRUPTED.search(program.data) is not None
+
+
+def _whole_non_character_in_text(program: Program) -> bool:
+    """A whole non-character (:data:`_WHOLE_NON_CHARACTER`) and text, which
+    may be in the same run as it."""
+    return any(_invalid(t) and _WHOLE_NON_CHARACTER.search(t.raw) is not None
+               for t in program.tokens if isinstance(t, Raw)) \
+        and any(isinstance(t, Text) for t in program.tokens)
 
 
 def _short_extended_colour(program: Program) -> bool:
@@ -747,6 +767,30 @@ KINDS: tuple[Kind, ...] = (
          "form; charproc.c CASE_REP repeats lastchar, which is then no character", None,
          lambda p: _csi_final(p, "b") and any(_invalid(t) for t in p.tokens),
          (2, 1, b"\xe0\x80\xaf\x1b[b")),
+    Kind("whole-non-character-in-a-run",
+         "a sequence of bytes xterm reads whole into a value that is no character (an "
+         "overlong form, a four-byte form past U+10FFFF, a five- or six-byte form) counts "
+         "-1 column when xterm fits a run of text to the line, though it is drawn in one: "
+         "a run holding one is written past the right edge, the characters there are "
+         "lost and no wrap is left pending; termsim draws U+FFFD in one column and wraps "
+         "the run as any other. Kept: an artefact of glibc's wcwidth, not for termsim to "
+         "copy",
+         "charproc.c dotext: last_chomp = CharWidth(screen, buf[n]) (my_wcwidth, glibc "
+         "wcwidth: -1 for such a value, kept: it is no soft hyphen) and width_here += "
+         "last_chomp; util.c WriteText writes every character chomped, clipped at the "
+         "edge (visual_width counts it 1)", None,
+         _whole_non_character_in_text, (2, 1, b"\xf4\x90\x80\x80aa")),
+    Kind("decstr-saves-a-pending-wrap",
+         "DECSTR (CSI ! p) saves the cursor with its position home, and in xterm with the "
+         "wrap flag as it was: DECRC after a DECSTR at a pending wrap restores a wrap "
+         "pending at column 0, so the next character goes to the next row; termsim "
+         "saves no pending wrap there (it keeps one only at the right edge or margin). "
+         "Kept: an xterm quirk",
+         "charproc.c ReallyReset (DECSTR): CursorSave (cursor.c CursorSave2: sc->wrap_flag "
+         "= screen->do_wrap), then sc row and col set to 0; CursorRestore restores do_wrap",
+         None, lambda p: any(isinstance(t, Csi) and t.final == "p" and t.inter == "!"
+                             for t in p.tokens) and _raw_named(p, "ESC 8"),
+         (2, 2, b"ab\x1b[!p\x1b8c")),
     Kind("rep-after-an-abandoned-sequence",
          "REP after a sequence the parser abandons (an ESC that a second ESC cancels, a "
          "CSI with an intermediate before its parameters) repeats the last character in "

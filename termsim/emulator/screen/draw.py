@@ -146,6 +146,7 @@ class DrawOps(MarkOps):
         glyphs = self._glyphs.get(cursor.attrs)
         if glyphs is None:
             glyphs = _Glyphs(cursor.attrs)
+        self._backed = None  # as in ``draw``
         while data:
             if cursor.x >= columns:
                 if mo.DECAWM in self.mode:
@@ -212,6 +213,9 @@ class DrawOps(MarkOps):
         dirty = self.dirty
         segments = self._segments
         set_cells = dict.update
+        # A character written: a mark after it joins it, not the cell a BS
+        # left the cursor on (xterm's dotext sets ``char_was_written``).
+        self._backed = None
         while data:
             x = cursor.x
             if x >= columns:
@@ -232,12 +236,13 @@ class DrawOps(MarkOps):
             else:
                 segment, data = data, ""
             line = buffer[cursor.y]
-            # Overwriting half of a wide character blanks its other half.
+            # Overwriting half of a wide character blanks its other half, in
+            # the current colours (``_unsplit``).
             if x and line.get(x, _NO_CELL).data == "":
-                line[x - 1] = line[x - 1]._replace(data=" ")
+                line[x - 1] = self._blank() or self.default_char
                 _forget(line)
             if end < columns and line.get(end, _NO_CELL).data == "":
-                line[end] = line[end]._replace(data=" ")
+                line[end] = self._blank() or self.default_char
                 _forget(line)
             # A TextRow's text is updated below, by slicing (setting a cell
             # leaves it as it was; ``update`` would forget it).
@@ -344,6 +349,7 @@ class DrawOps(MarkOps):
             if x in line:
                 self._unsplit(line, x)
             line[x] = glyphs[char]
+            self._backed = None  # as in ``draw``
             if width == 2 and x + 1 < columns:
                 if x + 1 in line:
                     self._unsplit(line, x + 1, left=False)

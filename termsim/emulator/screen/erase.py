@@ -16,7 +16,6 @@ from typing import Any
 from pyte.screens import Char, StaticDefaultDict
 
 from .cells import (
-    _MAX_GLYPH_CACHES,
     Protected,
     ProtectedStyledChar,
     StyledChar,
@@ -29,21 +28,6 @@ from .state import ScreenState
 
 class EraseOps(ScreenState):
     """ED, EL, ECH, ICH, DCH, DECSED/DECSEL and DECSCA, over blanks in the pen's colours."""
-
-    def _blank(self) -> Char | None:
-        """The cell an erase leaves: the current colours, no other attribute
-        (xterm's ``ClearCells``). ``None`` for default colours: such cells are
-        removed from the sparse buffer instead."""
-        attrs = self.cursor.attrs
-        fg, bg = attrs.fg, attrs.bg
-        if fg == "default" and bg == "default":
-            return None
-        blank = self._blanks.get((fg, bg))
-        if blank is None:
-            if len(self._blanks) > _MAX_GLYPH_CACHES:
-                self._blanks.clear()
-            blank = self._blanks[fg, bg] = self.default_char._replace(fg=fg, bg=bg)
-        return blank
 
     def _blank_line(self, blank: Char) -> StaticDefaultDict[int, Char]:
         line: StaticDefaultDict[int, Char] = StaticDefaultDict(self.default_char)

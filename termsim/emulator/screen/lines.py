@@ -142,6 +142,7 @@ class KeptRows(DrawOps):
                 buffer[y] = line
                 self.unbuilt = True
         self.cursor.x, self.cursor.y = 0, bottom
+        self._backed = None  # characters written (``draw``)
         text = next((t for t in reversed(lines) if t), "")
         if text:
             self.last_char = text[-1]

@@ -51,19 +51,20 @@ class MarkOps(CharsetOps):
     """Joining the cell before the cursor (the module says what joins)."""
 
     def _unsplit(self, line: StaticDefaultDict[int, Char], x: int, left: bool = True) -> None:
-        """Blank the orphaned half when a wide character is partly overwritten."""
+        """Blank the orphaned half when a wide character is partly
+        overwritten, in the current colours, as an erase blanks (xterm's
+        ``WriteText`` clears it with ``ClearInLine``)."""
         old = line.get(x)
         if old is None:
             return
         _forget(line)
         if old.data == "" and x > 0 and left:
-            prev = line.get(x - 1)
-            if prev is not None:
-                line[x - 1] = prev._replace(data=" ")
+            if x - 1 in line:
+                line[x - 1] = self._blank() or self.default_char
         elif old.data and wcwidth(old.data[0]) == 2 and x + 1 < self.columns:
             nxt = line.get(x + 1)
             if nxt is not None and nxt.data == "":
-                line[x + 1] = nxt._replace(data=" ")
+                line[x + 1] = self._blank() or self.default_char
 
     def _extends_cluster(self, char: str) -> bool:
         """With grapheme clustering: add ``char`` to the cell before the

@@ -228,9 +228,12 @@ class ModeOps(MarginOps):
     def _clear_alternate(self) -> None:
         """``?1049h``'s clear: xterm's ``ClearScreen``, which erases in the
         current background colour (BCE), as ED 2 does (real xterm shows it:
-        a background set before ``?1049h`` fills the new screen)."""
+        a background set before ``?1049h`` fills the new screen), and ends a
+        pending wrap (its ``ResetWrap``: the next character overwrites the
+        last column, where the cursor stays)."""
         self.buffer.clear()
         self._erase_rows(range(self.lines))
+        self._end_wrap()
 
     def _leave_alternate(self, mode: int) -> None:
         """47 switches back; 1047 clears the alternate buffer first; 1049

@@ -97,12 +97,14 @@ from __future__ import annotations
 from typing import Any
 
 from pyte import modes as mo
+from pyte.screens import Char
 
 from .cells import (
     _BLANK,
     HISTORY_ROWS,
     HistoryRow,
     Protected,
+    StyledChar,
     TextRow,
     WrappedText,
     history_cells,
@@ -149,9 +151,33 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, Pal
         self.g0_charset = _LAT1
         self.g1_charset = _LAT1
         self._reset_g2_g3()
-        self.select_graphic_rendition(0)
+        self.cursor.attrs = self._pen_after_soft_reset(self.cursor.attrs)
         self.set_protection(0)
-        self._saved[self.alternate] = None
+        # xterm's DECSTR ends with CursorSave and the saved position set
+        # home: ESC 8 after it goes home with the pen, character sets and
+        # origin mode as DECSTR left them (its strikethrough, say), not with
+        # a default pen as when nothing was saved.
+        self.save_cursor()
+        saved = self._saved[self.alternate]
+        assert saved is not None
+        self._saved[self.alternate] = saved._replace(x=0, y=0, margin_wrap=False)
+
+    def _pen_after_soft_reset(self, pen: Char) -> Char:
+        """The pen DECSTR leaves: xterm's, not SGR 0's. Its DECSTR branch of
+        ``ReallyReset`` (charproc.c) clears INVERSE, BOLD, BLINK, UNDERLINE,
+        INVISIBLE, the italics and the colours, and not ATR_FAINT,
+        ATR_STRIKEOUT or ATR_DBL_UNDER: text a program writes after its soft
+        reset stays dim, struck through or doubly underlined in xterm (seen
+        in xterm 379 by the oracle, ``tests/xterm_oracle.py``)."""
+        blank = self.default_char
+        if len(pen) > len(blank):  # a StyledChar: dim and the underline style
+            dim, double = pen.dim, pen.underline_style == "double"
+        else:
+            dim = double = False
+        if dim or double:
+            return StyledChar(*blank._replace(strikethrough=pen.strikethrough, underscore=double),
+                              dim=dim, underline_style="double" if double else "")
+        return blank._replace(strikethrough=True) if pen.strikethrough else blank
 
     def alignment_display(self) -> None:
         """DECALN (``ESC # 8``): the screen full of E in the default style,

@@ -23,6 +23,7 @@ from ..terminals.emulation import Emulation
 from ..terminals.profiles import XTERM, Profile
 from .cells import (
     _BLANK,
+    _MAX_GLYPH_CACHES,
     _REVERSE_BLANK,
     HISTORY_ROWS,
     HistoryRow,
@@ -220,6 +221,23 @@ class ScreenState(pyte.Screen):
         """A blank cell; reverse video under DECSCNM. pyte builds a new one
         at every call (each new row, each erase); these are shared."""
         return _REVERSE_BLANK if mo.DECSCNM in self.mode else _BLANK
+
+    def _blank(self) -> Char | None:
+        """The cell an erase leaves: the current colours, no other attribute
+        (xterm's ``ClearCells``); also the half of a wide character that a
+        character written over the other half leaves (xterm's ``WriteText``
+        clears it with ``ClearInLine``). ``None`` for default colours: such
+        cells are removed from the sparse buffer instead."""
+        attrs = self.cursor.attrs
+        fg, bg = attrs.fg, attrs.bg
+        if fg == "default" and bg == "default":
+            return None
+        blank = self._blanks.get((fg, bg))
+        if blank is None:
+            if len(self._blanks) > _MAX_GLYPH_CACHES:
+                self._blanks.clear()
+            blank = self._blanks[fg, bg] = self.default_char._replace(fg=fg, bg=bg)
+        return blank
 
     def _new_line(self) -> StaticDefaultDict[int, Char]:
         blank = self._blank_text
