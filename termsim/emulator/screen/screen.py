@@ -170,7 +170,7 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, Pal
         reset stays dim, struck through or doubly underlined in xterm (seen
         in xterm 379 by the oracle, ``tests/xterm_oracle.py``)."""
         blank = self.default_char
-        if len(pen) > len(blank):  # a StyledChar: dim and the underline style
+        if isinstance(pen, StyledChar):  # dim and the underline style
             dim, double = pen.dim, pen.underline_style == "double"
         else:
             dim = double = False
