@@ -37,8 +37,8 @@ from termsim.emulator.terminals.profiles import (
     TERMINAL_VARIABLES,
     TMUX_VERSION,
     Profile,
-    differences,
 )
+from termsim.report.profile_differences import differences
 
 NAMES = ["xterm", "kitty", "ghostty", "wezterm", "tmux", "vscode", "windows-terminal",
          "apple-terminal", "linux", "dumb"]
