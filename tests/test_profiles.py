@@ -36,7 +36,10 @@ from termsim.emulator.terminals.profiles import (
     PROFILES,
     TERMINAL_VARIABLES,
     TMUX_VERSION,
+    Cited,
     Profile,
+    _emulation,
+    _profile,
 )
 from termsim.report.profile_differences import differences
 
@@ -129,6 +132,32 @@ def test_every_profile_holds_the_facts_and_types_it_always_held() -> None:
             assert _plain(value) == old, (name, attribute)
             if isinstance(value, Mapping):
                 assert list(value.items()) == list(old.items()), (name, attribute)
+
+
+def test_a_profile_s_sources_are_its_cited_values_sources() -> None:
+    """Each fact is written once, value and source together; ``sources``
+    is made from them, a cited note adds its fact, each emulation option
+    its reason, and a mode table that forgets a mode is refused."""
+    nothing: Cited[None] = Cited(None, "none")
+    facts = dict(term=Cited("t", "T"), env=Cited({"A": "1"}, "E"), da1=Cited("d", "D1"),
+                 da2=nothing, da3=nothing, xtversion=nothing, modes=Cited(None, "M"),
+                 kitty_keyboard=Cited(True, "K"), colours=Cited(("f", None), "C"),
+                 emulation=_emulation("EM", reflow=Cited(True, "it rewraps")))
+    profile = _profile(name="p", description="d", **facts,  # type: ignore[arg-type]
+                       notes=("plain", ("rule", Cited("cited note", "R"))))
+    assert dict(profile.sources) == {
+        "term": "T", "env": "E", "da1": "D1", "da2": "none", "da3": "none",
+        "xtversion": "none", "modes": "M", "kitty_keyboard": "K", "colours": "C",
+        "emulation": "EM. reflow=True: it rewraps", "rule": "R"}
+    assert list(profile.sources)[:len(FACTS)] == list(FACTS)
+    assert (profile.term, dict(profile.env), profile.da1, profile.da2) == ("t", {"A": "1"}, "d",
+                                                                          None)
+    assert (profile.foreground, profile.background) == ("f", None)
+    assert profile.emulation == Emulation(reflow=True)
+    assert profile.notes == ("plain", "cited note")
+    with pytest.raises(ValueError, match=r"missing for \[2048\]"):
+        _profile(name="p", description="d", **{  # type: ignore[arg-type]
+            **facts, "modes": Cited({mode: 0 for mode in MODES if mode != 2048}, "M")})
 
 
 # -- xterm: what termsim answers today ----------------------------------------------------
