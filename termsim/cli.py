@@ -307,7 +307,8 @@ def _record(args: argparse.Namespace) -> int:
 
 
 def _profiles(args: argparse.Namespace) -> int:
-    from .emulator.terminals.profiles import PROFILES, differences
+    from .emulator.terminals.profiles import PROFILES
+    from .report.profile_differences import differences
 
     for profile in PROFILES.values():
         say(f"{profile.name}: {profile.description}")

@@ -12,12 +12,15 @@ over a Unix socket: the test waits on that socket, never on a clock.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import re
 import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -33,8 +36,12 @@ from termsim.emulator.terminals.profiles import (
     PROFILES,
     TERMINAL_VARIABLES,
     TMUX_VERSION,
-    differences,
+    Cited,
+    Profile,
+    _emulation,
+    _profile,
 )
+from termsim.report.profile_differences import differences
 
 NAMES = ["xterm", "kitty", "ghostty", "wezterm", "tmux", "vscode", "windows-terminal",
          "apple-terminal", "linux", "dumb"]
@@ -84,6 +91,73 @@ def test_every_variable_a_profile_sets_is_one_to_clear() -> None:
         assert set(profile.env) <= TERMINAL_VARIABLES
     assert {"KITTY_WINDOW_ID", "TMUX", "TMUX_PANE", "WT_SESSION", "TERM_PROGRAM"} \
         <= TERMINAL_VARIABLES
+
+
+# -- every fact as it was written ---------------------------------------------------------
+
+#: Every attribute of every profile, its type, and every source, as the
+#: profiles held them when each fact and its comment were written twice
+#: (a Python literal). A fact changed on purpose changes here too.
+SNAPSHOT = Path(__file__).parent / "data" / "profiles" / "snapshot.txt"
+
+
+def _plain(value: object) -> object:
+    """A profile's attribute as the snapshot writes it: an Emulation as its
+    fields, a mapping as a dict (its order compared apart)."""
+    if isinstance(value, Emulation):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+def test_every_profile_holds_the_facts_and_types_it_always_held() -> None:
+    """The facts are identical, attribute for attribute, with the same
+    types (read-only mappings, an Emulation, a tuple of notes) and the same
+    order; a source may say more than it did, never less."""
+    snapshot = ast.literal_eval(SNAPSHOT.read_text())
+    assert [f.name for f in dataclasses.fields(Profile)] == snapshot["fields"]
+    assert sorted(TERMINAL_VARIABLES) == snapshot["terminal_variables"]
+    assert list(PROFILES) == list(snapshot["profiles"])
+    for name, profile in PROFILES.items():
+        was, types = snapshot["profiles"][name], snapshot["types"][name]
+        for attribute, old in was.items():
+            value = getattr(profile, attribute)
+            assert type(value).__name__ == types[attribute], (name, attribute)
+            if attribute == "sources":
+                assert list(value) == list(old), name  # the same facts, in order
+                for fact, text in old.items():
+                    assert value[fact].startswith(text), (name, fact, value[fact])
+                continue
+            assert _plain(value) == old, (name, attribute)
+            if isinstance(value, Mapping):
+                assert list(value.items()) == list(old.items()), (name, attribute)
+
+
+def test_a_profile_s_sources_are_its_cited_values_sources() -> None:
+    """Each fact is written once, value and source together; ``sources``
+    is made from them, a cited note adds its fact, each emulation option
+    its reason, and a mode table that forgets a mode is refused."""
+    nothing: Cited[None] = Cited(None, "none")
+    facts = dict(term=Cited("t", "T"), env=Cited({"A": "1"}, "E"), da1=Cited("d", "D1"),
+                 da2=nothing, da3=nothing, xtversion=nothing, modes=Cited(None, "M"),
+                 kitty_keyboard=Cited(True, "K"), colours=Cited(("f", None), "C"),
+                 emulation=_emulation("EM", reflow=Cited(True, "it rewraps")))
+    profile = _profile(name="p", description="d", **facts,  # type: ignore[arg-type]
+                       notes=("plain", ("rule", Cited("cited note", "R"))))
+    assert dict(profile.sources) == {
+        "term": "T", "env": "E", "da1": "D1", "da2": "none", "da3": "none",
+        "xtversion": "none", "modes": "M", "kitty_keyboard": "K", "colours": "C",
+        "emulation": "EM. reflow=True: it rewraps", "rule": "R"}
+    assert list(profile.sources)[:len(FACTS)] == list(FACTS)
+    assert (profile.term, dict(profile.env), profile.da1, profile.da2) == ("t", {"A": "1"}, "d",
+                                                                          None)
+    assert (profile.foreground, profile.background) == ("f", None)
+    assert profile.emulation == Emulation(reflow=True)
+    assert profile.notes == ("plain", "cited note")
+    with pytest.raises(ValueError, match=r"missing for \[2048\]"):
+        _profile(name="p", description="d", **{  # type: ignore[arg-type]
+            **facts, "modes": Cited({mode: 0 for mode in MODES if mode != 2048}, "M")})
 
 
 # -- xterm: what termsim answers today ----------------------------------------------------
