@@ -29,7 +29,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .cli_common import UsageError, _check_at, _moment, _open, say
+from .cli_common import UsageError, check_at, open_recording, say, time_asked
 from .engine.playback import Playback
 from .errors import RecordingError, TermsimError, describe_status
 from .report.info import write_info
@@ -184,8 +184,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _show(args: argparse.Namespace) -> int:
-    _check_at(args)
-    recording = _open(args.file)
+    check_at(args)
+    recording = open_recording(args.file)
     if args.steps:
         if args.at is not None or args.end or args.frame:
             raise UsageError("--steps tells the whole session: no --at, --end or --frame")
@@ -196,13 +196,13 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     if args.format != "text":
         raise UsageError("--format goes with --steps")
-    screen = Playback(recording).screen_at(_moment(args, recording))
+    screen = Playback(recording).screen_at(time_asked(args, recording))
     say(screen.render() if args.frame else screen.text.rstrip("\n"))
     return 0
 
 
 def _info(args: argparse.Namespace) -> int:
-    recording = _open(args.file)
+    recording = open_recording(args.file)
     report = io.StringIO()
     write_info(recording, report)
     say(report.getvalue().removesuffix("\n"))
@@ -212,7 +212,7 @@ def _info(args: argparse.Namespace) -> int:
 def _diff(args: argparse.Namespace) -> int:
     from .offline.diff import diff
 
-    result = diff(_open(args.a), _open(args.b))
+    result = diff(open_recording(args.a), open_recording(args.b))
     say(result.text())
     if args.html:
         with open(args.html, "w", encoding="utf-8") as out:
@@ -250,7 +250,7 @@ def _play(args: argparse.Namespace) -> int:
     if args.idle_limit is not None and not (math.isfinite(args.idle_limit)
                                             and args.idle_limit >= 0):
         raise UsageError(f"--idle-limit is a number of seconds >= 0, not {args.idle_limit}")
-    recording = _open(args.file)
+    recording = open_recording(args.file)
     size = None
     if sys.stdout.isatty():
         # The tty's own size: COLUMNS and LINES in the environment may be
@@ -320,7 +320,7 @@ def _profiles(args: argparse.Namespace) -> int:
 def _codegen(args: argparse.Namespace) -> int:
     for path in (args.file, args.other):
         if path is not None:
-            _open(path)  # a missing or damaged file: one line, exit 1
+            open_recording(path)  # a missing or damaged file: one line, exit 1
     if args.output is None:
         if args.golden:
             raise UsageError("--golden writes files beside the test: give it with -o FILE")

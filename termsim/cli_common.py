@@ -33,7 +33,7 @@ def say(text: str, *, err: bool = False) -> None:
         stream.write(shown.encode(encoding, "backslashreplace").decode(encoding))
 
 
-def _open(path: str) -> Recording:
+def open_recording(path: str) -> Recording:
     recording = Recording.open(path)
     if not recording.complete:
         say(f"termsim: note: {path} is incomplete (the session did not close); "
@@ -41,14 +41,14 @@ def _open(path: str) -> Recording:
     return recording
 
 
-def _check_at(args: argparse.Namespace) -> None:
+def check_at(args: argparse.Namespace) -> None:
     """``--at`` is a moment of the recording: a finite number of seconds, >= 0
     (``nan`` would show the empty screen of no moment at all)."""
     if args.at is not None and not (math.isfinite(args.at) and args.at >= 0):
         raise UsageError("--at takes seconds from the start (a number >= 0)")
 
 
-def _moment(args: argparse.Namespace, recording: Recording) -> float | None:
+def time_asked(args: argparse.Namespace, recording: Recording) -> float | None:
     """The ``--at`` time, checked against the recording (None: the end)."""
     if args.end or args.at is None:
         return None

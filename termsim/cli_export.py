@@ -14,7 +14,7 @@ import math
 import os
 from pathlib import Path
 
-from .cli_common import UsageError, _check_at, _moment, _open, say
+from .cli_common import UsageError, check_at, open_recording, say, time_asked
 from .emulator.terminals.xterm import printable
 from .engine.playback import Playback
 
@@ -37,10 +37,10 @@ def export(args: argparse.Namespace) -> int:
     if suffix != ".gif" and any(v is not None for v in (
             args.max_seconds, args.max_frames, args.idle_limit)):
         raise UsageError("--max-seconds, --max-frames and --idle-limit are for .gif")
-    _check_at(args)
+    check_at(args)
     if suffix in (".png", ".gif"):
         return _picture(args, suffix)
-    recording = _open(args.file)
+    recording = open_recording(args.file)
     if suffix == ".html":
         from .report.html import write_recording_html
 
@@ -51,7 +51,7 @@ def export(args: argparse.Namespace) -> int:
     if suffix == ".svg":
         from .report.svg import snapshot_svg
 
-        picture = snapshot_svg(Playback(recording).screen_at(_moment(args, recording)))
+        picture = snapshot_svg(Playback(recording).screen_at(time_asked(args, recording)))
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(picture)
         when = "the final screen" if args.at is None else f"the screen at {args.at:g} s"
@@ -87,7 +87,7 @@ def _picture(args: argparse.Namespace, suffix: str) -> int:
     for flag, value, low, high in checks:
         if value is not None and not (math.isfinite(value) and low <= value <= high):
             raise UsageError(f"{flag} takes a number from {low:g} to {high:g}, not {value:g}")
-    recording = _open(args.file)
+    recording = open_recording(args.file)
     try:
         if suffix == ".gif":
             out = open(args.output, "wb")  # noqa: SIM115 (removed below if not written whole)
@@ -123,7 +123,7 @@ def _picture(args: argparse.Namespace, suffix: str) -> int:
         if args.wait is not None or args.failed:
             moment = wait_moment(recording, args.wait)
         else:
-            moment = time_moment(recording, _moment(args, recording))
+            moment = time_moment(recording, time_asked(args, recording))
         png = snapshot_png(moment.screen, caption=moment.caption, outlines=moment.outlines,
                            outline_colour=moment.colour, scale=scale)
     except ArgumentError as exc:

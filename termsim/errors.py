@@ -71,11 +71,11 @@ def warn(message: str) -> None:
 Scrub = Callable[[str], str]
 
 
-def _same(text: str) -> str:
+def same(text: str) -> str:
     return text
 
 
-def _indent(text: str, prefix: str = "  ") -> str:
+def indent(text: str, prefix: str = "  ") -> str:
     # split("\n"), not splitlines(): a U+2028 a program drew is in a row, not between two.
     return "\n".join(prefix + line if line else line for line in text.split("\n"))
 
@@ -113,7 +113,7 @@ class GoldenMissing(TermsimError):
         super().__init__(
             f"no golden screen at {shown_path(path)}: run with --termsim-update (pytest) or "
             f"TERMSIM_UPDATE=1 to write it; the screen now, as it would be written:\n"
-            + _indent(screen.rstrip("\n")))
+            + indent(screen.rstrip("\n")))
 
 
 class SessionClosed(TermsimError):

@@ -175,7 +175,7 @@ def test_undecodable_bytes_are_one_replacement_per_maximal_subpart_the_unicode_w
     for _ in range(3_000):
         data = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
         text = data.decode("utf-8", "surrogateescape")
-        assert screen_cells._replaced(text) == data.decode("utf-8", "replace"), data
+        assert screen_cells.replaced(text) == data.decode("utf-8", "replace"), data
 
 
 # -- signals: bells, marks, titles, notifications --------------------------------------

@@ -224,6 +224,29 @@ def test_the_emulator_sub_packages_import_only_downward() -> None:
         "emulator.stray is in no sub-package of the emulator: add it to one"]
 
 
+def private_imports(root: Path) -> list[str]:
+    """``from <a termsim module> import _name``: a name its module keeps to
+    itself, used by another (a shared name goes without the underscore)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (
+                    node.level or (node.module or "").split(".")[0] == "termsim"):
+                found += [f"{module_name(path, root)} imports {alias.name}"
+                          for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return found
+
+
+def test_no_module_imports_another_s_private_name(tmp_path: Path) -> None:
+    assert private_imports(PACKAGE) == []
+    copy = tmp_path / "termsim"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    region = copy / "emulator" / "snapshot" / "region.py"
+    region.write_text(region.read_text() + "\nfrom .rows import _private  # noqa: F401\n")
+    assert private_imports(copy) == ["emulator.snapshot.region imports _private"]
+
+
 def test_no_module_imports_itself_back() -> None:
     graph, _ = read_imports(PACKAGE)
     # Packages' __init__ docstrings import nothing; a circle through one of

@@ -42,7 +42,7 @@ from .driven_waits import (
 )
 from .environment import Environment, recorded
 from .literals import comment, docstring_words, literal, literal_list
-from .module import _environment, _formatted, _needed, env_docstring, test_name
+from .module import env_docstring, environment, formatted, needed, test_name
 from .steps import hung_up
 
 __all__ = ["MOST_SECONDS", "NOTE_PREFIX", "WaitSpec", "driven_steps", "generate",
@@ -306,7 +306,7 @@ def _module(path: str, recording: Recording, start: Mapping[str, Any], body: lis
         "pytestmark = pytest.mark.anyio",
         "",
         f"COMMAND = {literal_list(argv)}",
-        *_environment(env),
+        *environment(env),
         "",
         "",
         "async def drive(term: termsim.Driver) -> None:",
@@ -314,8 +314,8 @@ def _module(path: str, recording: Recording, start: Mapping[str, Any], body: lis
         "",
         "",
         f"async def test_{test_name(path)}() -> None:",
-        *_needed([], env.needed),
+        *needed([], env.needed),
         f"    async with termsim.spawn(COMMAND, {', '.join(options)}) as term:",
         "        await drive(term)",
     ]
-    return _formatted("\n".join(lines) + "\n")
+    return formatted("\n".join(lines) + "\n")

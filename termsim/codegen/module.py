@@ -296,7 +296,7 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "pytestmark = pytest.mark.anyio",
         "",
         f"COMMAND = {literal_list(argv)}",
-        *_environment(env),
+        *environment(env),
         *(['SCREENS = Path(__file__).with_suffix(".screens")'] if goldens else []),
         *[f'{secret} = os.environ.get("TERMSIM_{secret}", "")' for secret in secrets],
         "",
@@ -306,12 +306,12 @@ def _module(path: str, recording: Recording, session: Session, body: list[str],
         "",
         "",
         f"async def test_{test_name(path)}() -> None:",
-        *_needed(secrets, env.needed),
+        *needed(secrets, env.needed),
         f"    async with termsim.spawn(COMMAND, cols={session.cols!r}, rows={session.rows!r}"
         f"{spawn_env}) as term:",
         "        await drive(term)",
     ]
-    return _formatted("\n".join(lines) + "\n")
+    return formatted("\n".join(lines) + "\n")
 
 
 def env_docstring(env: Environment) -> list[str]:
@@ -326,7 +326,7 @@ def env_docstring(env: Environment) -> list[str]:
                + docstring_words(", ".join(env.needed)) + "."] if env.needed else [])]
 
 
-def _environment(env: Environment) -> list[str]:
+def environment(env: Environment) -> list[str]:
     """``ENV``: the variables the recorded program ran with, set over the
     environment the test runs in."""
     if not env:
@@ -336,7 +336,7 @@ def _environment(env: Environment) -> list[str]:
     return [f"ENV = {{\n{items}}}" if items else "ENV: dict[str, str] = {}"]
 
 
-def _needed(secrets: list[str], variables: list[str]) -> list[str]:
+def needed(secrets: list[str], variables: list[str]) -> list[str]:
     """The test's first lines: it fails, saying what to set, without the
     secrets it types or the variables whose values the recording withheld."""
     out: list[str] = []
@@ -379,7 +379,7 @@ def _formatter() -> list[str] | None:
     return None
 
 
-def _formatted(source: str) -> str:
+def formatted(source: str) -> str:
     """``source`` through ruff's formatter, if this interpreter has it,
     with no configuration but its own (``--isolated``: the project the
     command runs in has no say), so the same recording always gives the

@@ -73,7 +73,7 @@ import anyio
 from ..emulator.snapshot.region import Region
 from ..emulator.snapshot.snapshot import Snapshot
 from ..emulator.terminal.terminal import Query, Terminal
-from ..errors import Scrub, SessionClosed, _same
+from ..errors import Scrub, SessionClosed, same
 from ..events import (
     Event,
     Exit,
@@ -128,7 +128,7 @@ class Engine:
         #: wrong with the evidence itself (a replay of a recording cut short).
         self.caveats: list[str] = []
         #: Applied to every text an error shows (the session's ``redact=``).
-        self.scrub: Scrub = _same
+        self.scrub: Scrub = same
         #: When the program last printed (None: never), on the source's clock.
         self.last_output: float | None = None
         #: The tty mode the event stream last reported (:class:`TtyMode`),

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..emulator.terminals.profiles import MODES
 from ..emulator.terminals.xterm import printable
-from ..errors import Scrub, TermsimError, _indent, _same, describe_status, shown_path
+from ..errors import Scrub, TermsimError, describe_status, indent, same, shown_path
 
 if TYPE_CHECKING:
     from ..emulator.snapshot.snapshot import Snapshot
@@ -42,7 +42,7 @@ class WaitTimeout(TermsimError, TimeoutError):
         predicate: Predicate | None = None, unanswered: Sequence[Query] = (),
         explanation: str = "", since: str = "", recording: str | None = None,
         unknown: dict[str, int] | None = None, film: str = "",
-        notes: Sequence[str] = (), stalled_for: float | None = None, scrub: Scrub = _same,
+        notes: Sequence[str] = (), stalled_for: float | None = None, scrub: Scrub = same,
         caveats: Sequence[str] = (),
     ) -> None:
         # Text fields are redacted (they end up in CI logs); ``snapshot`` and
@@ -100,7 +100,7 @@ class WaitTimeout(TermsimError, TimeoutError):
             if screen:
                 lines.append("  the screen at the end:")
         if screen:
-            lines.append(_indent(_shown(screen)))
+            lines.append(indent(_shown(screen)))
         return "\n".join(lines)
 
     def _screen(self) -> str:
@@ -161,7 +161,7 @@ class ProcessExited(TermsimError):
     def __init__(
         self, *, status: int | None, snapshot: Snapshot, awaited: str | None = None,
         predicate: Predicate | None = None, recording: str | None = None, film: str = "",
-        scrub: Scrub = _same, caveats: Sequence[str] = (),
+        scrub: Scrub = same, caveats: Sequence[str] = (),
     ) -> None:
         awaited = None if awaited is None else scrub(awaited)
         film = scrub(film)
@@ -181,7 +181,7 @@ class ProcessExited(TermsimError):
             body.append(f"  recording: {shown_path(recording)}")
         if film:
             body += [film, "  the screen at the end:"]
-        body.append(_indent(_shown(scrub(snapshot.render()))))
+        body.append(indent(_shown(scrub(snapshot.render()))))
         super().__init__(_shown("\n".join(body)))
 
 
@@ -202,7 +202,7 @@ class TerminalLeftDirty(TermsimError, AssertionError):
         body += [f"  - {leftover.describe()}" for leftover in leftovers]
         if recording:
             body.append(f"  recording: {shown_path(recording)}")
-        body.append(_indent(_shown(snapshot.render())))
+        body.append(indent(_shown(snapshot.render())))
         super().__init__(_shown("\n".join(body)))
 
 
@@ -244,7 +244,7 @@ def not_understood(unknown: dict[str, int]) -> dict[str, int]:
 
 def _shown(message: str) -> str:
     """``message`` with each line through :func:`printable`; a screen before
-    it is indented too, since ``_indent`` also splits at the separators
+    it is indented too, since ``indent`` also splits at the separators
     (U+2028...) a program can draw into a cell."""
     return "\n".join(map(printable, message.split("\n")))
 

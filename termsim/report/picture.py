@@ -45,7 +45,6 @@ from ..emulator.snapshot.snapshot import Snapshot
 from ..emulator.terminals.xterm import printable
 from .draw import DEFAULT_BG, DEFAULT_FG, DrawnRun, Look, clean, cursor_cell, drawn_row
 from .picture_canvas import (
-    _NOTDEF,
     CAPTION_BG,
     CAPTION_FG,
     FAILED,
@@ -58,6 +57,7 @@ from .picture_canvas import (
     MAX_PICTURE_PIXELS,
     MAX_SCALE,
     MIN_SCALE,
+    NOTDEF,
     OUTSIDE,
     PADDING,
     Geometry,
@@ -236,7 +236,7 @@ class Painter:
             return mask.tobytes()
 
         if (bold, italic) not in self._notdef:
-            self._notdef[bold, italic] = drawn(_NOTDEF)
+            self._notdef[bold, italic] = drawn(NOTDEF)
         return drawn(char) == self._notdef[bold, italic]
 
     def _decorate(self, look: Look, left: int, right: int, top: int) -> None:

@@ -59,7 +59,7 @@ CAPTION_FG: Final = DEFAULT_FG
 OUTSIDE: Final = "#121212"
 #: A character the font has no glyph for: the reference it is compared with
 #: (a code point no font of termsim's has).
-_NOTDEF: Final = "\U0010fffd"
+NOTDEF: Final = "\U0010fffd"
 
 
 class PicturesUnavailable(TermsimError):

@@ -29,7 +29,7 @@ from ..events import Resize, WaitEnded, errored
 from ..recording.format import Recording, WaitRecord
 from .picture import FAILED, MATCHED, check_size, pictures_available, snapshot_png
 from .predicate_text import parse
-from .steps import Outline, _outline, walk_screens
+from .steps import Outline, leaf_outlines, walk_screens
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,8 @@ def outlines_of(wait: WaitRecord, screen: Snapshot) -> tuple[Outline, ...]:
     predicate = parse(wait.predicate)
     if predicate is None:
         return ()
-    return tuple(o for leaf in dict.fromkeys(predicate.leaves()) for o in _outline(leaf, screen))
+    leaves = dict.fromkeys(predicate.leaves())
+    return tuple(o for leaf in leaves for o in leaf_outlines(leaf, screen))
 
 
 def time_moment(recording: Recording, at: float | None) -> Moment:

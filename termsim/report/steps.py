@@ -447,7 +447,7 @@ def _failure(w: WaitRecord, step: Step, screens: dict[int, tuple[float, Snapshot
         elif not holds and sighting.spans:
             failure.near.append(f"{leaf.describe()}: {when}")
         failure.near += _leaf_near(leaf, final)
-        failure.outline += _outline(leaf, final)
+        failure.outline += leaf_outlines(leaf, final)
     if whole.spans and w.since:
         failure.near.insert(0, f"the whole predicate held during the wait "
                             f"({whole.describe()}), on a screen drawn before {since_t}")
@@ -502,7 +502,7 @@ def _leaf_near(leaf: Predicate, snap: Snapshot) -> list[str]:
     return []
 
 
-def _outline(leaf: Predicate, snap: Snapshot) -> list[Outline]:
+def leaf_outlines(leaf: Predicate, snap: Snapshot) -> list[Outline]:
     """The cells ``leaf`` looked at on ``snap``."""
     region = region_of(leaf)
     if region is not None:

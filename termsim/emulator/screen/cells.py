@@ -3,7 +3,7 @@
 Why a module of its own: each concern of ``TermScreen`` (drawing, erasing,
 scrolling, the kept text rows) writes the same kinds of rows and cells, and
 they must agree on them: a ``TextRow`` knows its text only while every
-writer keeps it (or forgets it: ``_forget``), a ``Protected`` cell must
+writer keeps it (or forgets it: ``forget``), a ``Protected`` cell must
 survive selective erase whoever drew it, and the history holds rows kept as
 text (``HistoryRow``) that only ``history_cells`` turns back into cells.
 Keeping these types and their invariants in one place, below every concern,
@@ -22,23 +22,23 @@ from wcwidth import wcwidth
 from .styled import StyledText, styled_cells
 
 #: Glyph tables and blanks kept per pen, at most (emptied when full).
-_MAX_GLYPH_CACHES = 512
+MAX_GLYPH_CACHES = 512
 #: Characters one glyph table keeps, at most (emptied when full): a program
 #: may draw every code point there is, and the cells keep their own.
 MAX_GLYPHS = 4096
 #: Rows kept after they scroll off the top, for transcripts (the oldest go).
 HISTORY_ROWS = 1_000
 #: Undecodable bytes, as ``surrogateescape`` hands them over (one per byte).
-_UNDECODED = re.compile("[\udc80-\udcff]+")
-_BLANK = Char(" ", "default", "default", reverse=False)
-_REVERSE_BLANK = Char(" ", "default", "default", reverse=True)
-_new_tuple = tuple.__new__
+UNDECODED = re.compile("[\udc80-\udcff]+")
+BLANK = Char(" ", "default", "default", reverse=False)
+REVERSE_BLANK = Char(" ", "default", "default", reverse=True)
+new_tuple = tuple.__new__
 #: What a cell never written reads as in ``draw``'s checks: not the
 #: right half of a wide character.
-_NO_CELL = Char(" ")
+NO_CELL = Char(" ")
 
 
-def _replaced(data: str) -> str:
+def replaced(data: str) -> str:
     """``data`` with its undecodable bytes as U+FFFD: one per maximal invalid
     subpart (Unicode's "U+FFFD substitution of maximal subparts", as WHATWG
     and Ghostty do: ``Emulation(invalid_utf8="unicode")``; xterm's way is
@@ -51,7 +51,7 @@ def _replaced(data: str) -> str:
     return data.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-class _Glyphs(dict[str, Char]):
+class Glyphs(dict[str, Char]):
     """Character -> the ``Char`` drawing it in one set of attributes, made
     on first use. ``Char`` values are immutable, so cells share them."""
 
@@ -64,7 +64,7 @@ class _Glyphs(dict[str, Char]):
         if len(self) >= MAX_GLYPHS:
             self.clear()
         # ``attrs._replace(data=ch)``, without its keyword handling.
-        glyph = self[ch] = _new_tuple(self._type, (ch, *self._style))
+        glyph = self[ch] = new_tuple(self._type, (ch, *self._style))
         return glyph
 
 
@@ -143,7 +143,7 @@ class TextRow(StaticDefaultDict[int, Char]):
     ``_erase_cells`` and ``feed_lines`` keep the text up to date as they
     write. Setting one cell (``row[x] = cell``, the hot path) leaves the
     text alone, so every other place in the screen modules that sets a cell calls
-    ``_forget`` (the property test in ``tests/test_fast_lines.py`` checks
+    ``forget`` (the property test in ``tests/test_fast_lines.py`` checks
     every row's text against its cells after each step of random streams);
     the other ways to change a row, below, forget it themselves."""
 
@@ -193,7 +193,7 @@ class WrappedText(str):
     __slots__ = ()
 
 
-def _plain_rows(text: str, columns: int) -> list[str]:
+def plain_rows(text: str, columns: int) -> list[str]:
     """The rows a line of plain text makes, wrapped ones as WrappedText."""
     if len(text) <= columns:
         return [text]
@@ -209,7 +209,7 @@ def _plain_rows(text: str, columns: int) -> list[str]:
 HistoryRow = StaticDefaultDict[int, Char] | str | None
 
 
-def _kept(row: HistoryRow) -> HistoryRow:
+def kept(row: HistoryRow) -> HistoryRow:
     """A row going to the history as it is kept there: a row without cells
     yet as its text."""
     if type(row) is TextRow and row.raw is not None:
@@ -224,17 +224,17 @@ def history_cells(row: HistoryRow) -> StaticDefaultDict[int, Char] | None:
     """A history row as cells (a text row in the default style)."""
     if not isinstance(row, str):
         return row
-    line: StaticDefaultDict[int, Char] = StaticDefaultDict(_BLANK)
+    line: StaticDefaultDict[int, Char] = StaticDefaultDict(BLANK)
     if type(row) is StyledText:
         line.update(styled_cells(row))
     else:
-        line.update((x, _new_tuple(Char, (ch, *_BLANK[1:]))) for x, ch in enumerate(row))
+        line.update((x, new_tuple(Char, (ch, *BLANK[1:]))) for x, ch in enumerate(row))
     if isinstance(row, WrappedText) or (type(row) is StyledText and row.wrapped):
         line.wrapped = True  # type: ignore[attr-defined]
     return line if row else None
 
 
-def _forget(line: StaticDefaultDict[int, Char]) -> None:
+def forget(line: StaticDefaultDict[int, Char]) -> None:
     """A cell of ``line`` was set other than by ``draw``: its text
     (``TextRow``) is rebuilt from the cells when a snapshot asks."""
     if type(line) is TextRow:
@@ -251,21 +251,21 @@ _NARROW_CHARS = ("[\x20-\x7e\xa0-\u02ff\u0370-\u0482\u048a-\u0590\u1e00-\u200a\u
 _NARROW_TEXT = re.compile(_NARROW_CHARS + "*+")
 #: Text of those characters and bytes that were not UTF-8 (which are drawn
 #: as U+FFFD, one of them), in one match: random bytes decode to it.
-_NARROW_OR_UNDECODED = re.compile(_NARROW_CHARS[:-1] + "\udc80-\udcff]*+")
+NARROW_OR_UNDECODED = re.compile(_NARROW_CHARS[:-1] + "\udc80-\udcff]*+")
 #: Four or more of those in a row: in text that is not all of them (a wide
 #: character or a mark among them), what ``_drawable`` still draws the fast
 #: way (shorter stretches cost less one character at a time).
-_NARROW_STRETCH = re.compile(_NARROW_CHARS + "{4,}+")
+NARROW_STRETCH = re.compile(_NARROW_CHARS + "{4,}+")
 
 
 def _all_narrow(data: str) -> bool:
-    return _UNDECODED.search(data) is None and all(wcwidth(ch) == 1 for ch in data)
+    return UNDECODED.search(data) is None and all(wcwidth(ch) == 1 for ch in data)
 
 
 _narrow_short = functools.lru_cache(maxsize=4096)(_all_narrow)
 
 
-def _narrow(data: str) -> bool:
+def is_narrow(data: str) -> bool:
     """Whether every character of ``data`` takes one column: then it draws
     as ASCII does (no wide halves, no marks to combine, and no undecodable
     bytes, which become U+FFFD). A prompt's ``❯`` or a box's ``─`` comes
@@ -276,11 +276,11 @@ def _narrow(data: str) -> bool:
     return _narrow_short(data) if len(data) <= 16 else _all_narrow(data)
 
 
-def _is_regional(char: str) -> bool:
+def is_regional(char: str) -> bool:
     """Whether ``char`` is a regional indicator (two make a flag)."""
     return "\U0001f1e6" <= char <= "\U0001f1ff"
 
 
-def _is_stub(cell: Char | None) -> bool:
+def is_stub(cell: Char | None) -> bool:
     """Whether a cell is the right half of a wide character."""
     return cell is not None and cell.data == ""

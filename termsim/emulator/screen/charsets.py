@@ -4,7 +4,7 @@ Why a module of its own: pyte's tables are the Linux console's (its DEC
 special graphics also turn ``+,-.0`` into arrows, and G1 starts as line
 drawing); termsim's follow xterm, and the drawing code, DECSC/DECRC and the
 kept text rows all need to know when text passes through unchanged
-(``_LAT1`` in GL). The tables and the rules live here once.
+(``LAT1`` in GL). The tables and the rules live here once.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ import pyte
 from .state import ScreenState
 
 #: ASCII: text through G0 as designated at start costs nothing.
-_LAT1 = pyte.charsets.LAT1_MAP
+LAT1 = pyte.charsets.LAT1_MAP
 #: DEC Special Graphics as xterm has it: only 0x5f..0x7e replaced, and two
 #: of those as xterm and the VT100 draw them, not as pyte (the Linux
 #: console): ``_`` is a blank (xterm's ``map_DEC_Spec_Graphic`` leaves 0x5F
 #: undefined, and ``xtermCharSetOut`` makes it an empty cell; pyte: a no-break
 #: space), ``h`` the symbol for newline, U+2424 (pyte: a shade, U+2591).
-_DEC_SPECIAL = (_LAT1[:0x5F] + " " + pyte.charsets.VT100_MAP[0x60:0x68] + "\u2424"
-                + pyte.charsets.VT100_MAP[0x69:0x7F] + _LAT1[0x7F:])
+_DEC_SPECIAL = (LAT1[:0x5F] + " " + pyte.charsets.VT100_MAP[0x60:0x68] + "\u2424"
+                + pyte.charsets.VT100_MAP[0x69:0x7F] + LAT1[0x7F:])
 #: The UK national set (``ESC ( A``): ASCII with a pound sign for ``#``.
-_UK = _LAT1[:0x23] + "£" + _LAT1[0x24:]
+_UK = LAT1[:0x23] + "£" + LAT1[0x24:]
 
 
 class CharsetOps(ScreenState):
@@ -31,7 +31,7 @@ class CharsetOps(ScreenState):
 
     def _reset_g2_g3(self) -> None:
         """G1, G2 and G3 as RIS leaves them (DECSTR too): ASCII, no single shift."""
-        self.g1_charset = self.g2_charset = self.g3_charset = _LAT1
+        self.g1_charset = self.g2_charset = self.g3_charset = LAT1
         self.single_shift = 0
 
     def _gl_table(self) -> str:
@@ -44,13 +44,13 @@ class CharsetOps(ScreenState):
         costs nothing. (``_gl_table``, inlined: text after SO comes here.)"""
         table = (self.g0_charset, self.g1_charset, self.g2_charset,
                  self.g3_charset)[self.charset]
-        return data if table is _LAT1 else data.translate(table)
+        return data if table is LAT1 else data.translate(table)
 
     def define_charset(self, code: str, mode: str) -> None:
         # pyte's "0" is the Linux console's map, which also turns ``+,-.0``
         # into arrows and a block; DEC Special Graphics (and xterm) only
         # replace 0x5f..0x7e.
-        table = {"B": _LAT1, "0": _DEC_SPECIAL, "A": _UK}.get(code) \
+        table = {"B": LAT1, "0": _DEC_SPECIAL, "A": _UK}.get(code) \
             or pyte.charsets.MAPS.get(code)
         if table is None:
             return

@@ -12,9 +12,9 @@ from __future__ import annotations
 from pyte import modes as mo
 from pyte.screens import Margins
 
-from .cells import _new_tuple
-from .charsets import _LAT1, CharsetOps
-from .state import _Saved
+from .cells import new_tuple
+from .charsets import LAT1, CharsetOps
+from .state import Saved
 
 
 class CursorOps(CharsetOps):
@@ -128,9 +128,9 @@ class CursorOps(CharsetOps):
         c = self.cursor
         x, y = c.x, c.y
         wrap = self._margin_wrap
-        # ``_Saved(...)`` without its Python-level ``__new__`` (a flood of
+        # ``Saved(...)`` without its Python-level ``__new__`` (a flood of
         # ``ESC 7`` makes one each).
-        self._saved[self.alternate] = _new_tuple(_Saved, (
+        self._saved[self.alternate] = new_tuple(Saved, (
             x, y, c.attrs, self.g0_charset, self.g1_charset, self.charset,
             mo.DECOM in self.mode, self.g2_charset, self.g3_charset,
             wrap is not None and wrap == (x, y),
@@ -145,8 +145,8 @@ class CursorOps(CharsetOps):
         if saved is None:
             self.mode.discard(mo.DECOM)
             self.charset = 0
-            self.g0_charset = _LAT1
-            self.g1_charset = _LAT1
+            self.g0_charset = LAT1
+            self.g1_charset = LAT1
             self._reset_g2_g3()
             cursor.attrs = self.default_char
             cursor.x = cursor.y = 0

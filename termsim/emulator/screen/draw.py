@@ -23,20 +23,20 @@ from wcwidth import wcwidth
 
 from ..parsing.decoding import replaced_xterm
 from .cells import (
-    _MAX_GLYPH_CACHES,
-    _NARROW_OR_UNDECODED,
-    _NARROW_STRETCH,
-    _NO_CELL,
-    _UNDECODED,
+    MAX_GLYPH_CACHES,
+    NARROW_OR_UNDECODED,
+    NARROW_STRETCH,
+    NO_CELL,
+    UNDECODED,
+    Glyphs,
     TextRow,
-    _forget,
-    _Glyphs,
-    _narrow,
-    _new_tuple,
-    _replaced,
+    forget,
+    is_narrow,
+    new_tuple,
+    replaced,
 )
-from .charsets import _LAT1
-from .marks import _EXTENDS_ALONE, _MARKS, _ZWJ, MarkOps
+from .charsets import LAT1
+from .marks import EXTENDS_ALONE, MARKS, ZWJ, MarkOps
 from .segments import KEPT_SEGMENT
 
 #: A row's text (``TextRow``) is updated as a run this long or longer is
@@ -56,14 +56,14 @@ class DrawOps(MarkOps):
     def _undecoded(self, data: str) -> str:
         """``data`` with the bytes that were not UTF-8 as U+FFFD, as many as
         the emulation's terminal draws (``Emulation.invalid_utf8``)."""
-        return replaced_xterm(data) if self.xterm_utf8 else _replaced(data)
+        return replaced_xterm(data) if self.xterm_utf8 else replaced(data)
 
-    def _glyph_table(self, attrs: Char) -> _Glyphs:
+    def _glyph_table(self, attrs: Char) -> Glyphs:
         table = self._glyphs.get(attrs)
         if table is None:
-            if len(self._glyphs) > _MAX_GLYPH_CACHES:
+            if len(self._glyphs) > MAX_GLYPH_CACHES:
                 self._glyphs.clear()
-            table = self._glyphs[attrs] = _Glyphs(attrs)
+            table = self._glyphs[attrs] = Glyphs(attrs)
         return table
 
     def _drawable(self, data: str) -> str:
@@ -71,7 +71,7 @@ class DrawOps(MarkOps):
         through the character set in GL (or a single shift), then drawn here
         the slow way (``""`` returned: insert mode, wide characters, marks)
         or returned for ``draw`` to go on with (characters one column wide
-        each: ``_narrow``)."""
+        each: ``is_narrow``)."""
         if not data:
             return ""
         if self.single_shift:
@@ -79,11 +79,11 @@ class DrawOps(MarkOps):
                                       else self.g3_charset)
             self.single_shift = 0
             data = first + self._in_gl(data[1:])
-        elif self.charset or self.g0_charset is not _LAT1:
+        elif self.charset or self.g0_charset is not LAT1:
             data = self._in_gl(data)
         if data.isascii():
             narrow = True
-        elif _NARROW_OR_UNDECODED.fullmatch(data) is not None:
+        elif NARROW_OR_UNDECODED.fullmatch(data) is not None:
             # Narrow text, with bytes that were not UTF-8 perhaps, drawn as
             # U+FFFD, one column each (one match where random bytes took
             # three: whether there are such bytes, then whether the text
@@ -94,21 +94,21 @@ class DrawOps(MarkOps):
                 data = self._undecoded(data)
             narrow = True
         else:
-            if _UNDECODED.search(data):
+            if UNDECODED.search(data):
                 # Bytes that were not UTF-8 are drawn as U+FFFD, one column
                 # each: then the rest may still be drawn the fast way.
                 data = self._undecoded(data)
             # With clusters too: none of those blocks' characters extends a
             # cluster on its own (a skin tone, a regional indicator, a
             # variation selector), so they draw as ASCII does.
-            narrow = not self.graphemes and _narrow(data)
+            narrow = not self.graphemes and is_narrow(data)
         self.last_char = data[-1]
         if narrow and self.lr_margins is None:
             if mo.IRM not in self.mode:
                 return data
             self._insert_narrow(data)
         elif (self.graphemes or self.lr_margins is not None or mo.IRM in self.mode
-              or self._gl_table() is not _LAT1):
+              or self._gl_table() is not LAT1):
             self._draw_slow(data)
         else:
             self._draw_mixed(data)
@@ -125,7 +125,7 @@ class DrawOps(MarkOps):
         all one at a time it cost the random-bytes stream a sixth of its
         time. Without clusters, margins and insert mode only."""
         at = 0
-        for stretch in _NARROW_STRETCH.finditer(data):
+        for stretch in NARROW_STRETCH.finditer(data):
             start = stretch.start()
             if start > at:
                 self._draw_slow(data[at:start])
@@ -145,7 +145,7 @@ class DrawOps(MarkOps):
         cursor = self.cursor
         glyphs = self._glyphs.get(cursor.attrs)
         if glyphs is None:
-            glyphs = _Glyphs(cursor.attrs)
+            glyphs = Glyphs(cursor.attrs)
         self._backed = None  # as in ``draw``
         while data:
             if cursor.x >= columns:
@@ -163,7 +163,7 @@ class DrawOps(MarkOps):
             line = self.buffer[cursor.y]
             for col, ch in enumerate(segment, x):
                 line[col] = glyphs[ch]
-            _forget(line)
+            forget(line)
             cursor.x = x + len(segment)
             self.dirty.add(cursor.y)
 
@@ -179,7 +179,7 @@ class DrawOps(MarkOps):
         ``Char`` values.
         """
         if (not data.isascii() or not data or self.single_shift or self.charset
-                or self.g0_charset is not _LAT1 or mo.IRM in self.mode
+                or self.g0_charset is not LAT1 or mo.IRM in self.mode
                 or self.lr_margins is not None):
             data = self._drawable(data)
             if not data:
@@ -203,7 +203,7 @@ class DrawOps(MarkOps):
                     # the table is only made when they come a second time.
                     self._single = attrs
                     cls, style = type(attrs), attrs[1:]
-                    glyphs = {ch: _new_tuple(cls, (ch, *style)) for ch in data}
+                    glyphs = {ch: new_tuple(cls, (ch, *style)) for ch in data}
                 else:
                     glyphs = self._pen_glyphs = self._glyph_table(attrs)
                     self._pen = attrs
@@ -238,12 +238,12 @@ class DrawOps(MarkOps):
             line = buffer[cursor.y]
             # Overwriting half of a wide character blanks its other half, in
             # the current colours (``_unsplit``).
-            if x and line.get(x, _NO_CELL).data == "":
+            if x and line.get(x, NO_CELL).data == "":
                 line[x - 1] = self._blank() or self.default_char
-                _forget(line)
-            if end < columns and line.get(end, _NO_CELL).data == "":
+                forget(line)
+            if end < columns and line.get(end, NO_CELL).data == "":
                 line[end] = self._blank() or self.default_char
-                _forget(line)
+                forget(line)
             # A TextRow's text is updated below, by slicing (setting a cell
             # leaves it as it was; ``update`` would forget it).
             if end - x == 1:
@@ -278,13 +278,13 @@ class DrawOps(MarkOps):
         table, as in ``draw``."""
         columns = self.columns
         cursor = self.cursor
-        if _UNDECODED.search(data):
+        if UNDECODED.search(data):
             data = self._undecoded(data)
         graphemes = self.graphemes
         attrs = cursor.attrs
         glyphs = self._glyphs.get(attrs)
         if glyphs is None:
-            glyphs = _Glyphs(attrs)  # not kept: as ``draw``'s single pen
+            glyphs = Glyphs(attrs)  # not kept: as ``draw``'s single pen
         # Neither changes while text is drawn.
         lr = self.lr_margins
         irm = mo.IRM in self.mode
@@ -295,8 +295,8 @@ class DrawOps(MarkOps):
         after_zwj = True
         for char in data:
             if marks:
-                if (_MARKS[char] and not (graphemes and (marks[-1] == _ZWJ
-                                                           or char in _EXTENDS_ALONE))):
+                if (MARKS[char] and not (graphemes and (marks[-1] == ZWJ
+                                                           or char in EXTENDS_ALONE))):
                     marks.append(char)
                     continue
                 self._combine("".join(marks))
@@ -305,15 +305,15 @@ class DrawOps(MarkOps):
             # makes the whole character what REP repeats, and only until the
             # next one is drawn.
             self.last_char = char
-            if (graphemes and (after_zwj or char in _EXTENDS_ALONE)
+            if (graphemes and (after_zwj or char in EXTENDS_ALONE)
                     and self._extends_cluster(char)):
-                after_zwj = char == _ZWJ
+                after_zwj = char == ZWJ
                 continue
             width = wcwidth(char)
             if width <= 0:
                 if unicodedata.combining(char) or width == 0:
                     marks.append(char)
-                    after_zwj = char == _ZWJ
+                    after_zwj = char == ZWJ
                 # Other unprintables (width -1) are dropped, and only them:
                 # pyte drops the rest of the run here.
                 continue

@@ -20,8 +20,8 @@ from .cells import (
     ProtectedStyledChar,
     StyledChar,
     TextRow,
-    _forget,
-    _is_stub,
+    forget,
+    is_stub,
 )
 from .state import ScreenState
 
@@ -50,14 +50,14 @@ class EraseOps(ScreenState):
                         del line[x]
                     else:
                         line[x] = blank
-                _forget(line)
+                forget(line)
             if blank is not None:
                 buffer[y].update((x, blank) for x in range(start, stop) if x not in buffer[y])
             return
         if line is not None:
-            if start > 0 and _is_stub(line.get(start)):
+            if start > 0 and is_stub(line.get(start)):
                 start -= 1
-            if stop < columns and _is_stub(line.get(stop)):
+            if stop < columns and is_stub(line.get(stop)):
                 stop += 1
         if blank is None:
             if line is None:
@@ -172,11 +172,11 @@ class EraseOps(ScreenState):
         line = self.buffer.get(y)
         if line is not None:
             cut = edge - n  # cells from here on fall off the edge
-            if _is_stub(line.get(cut)) and cut - 1 >= x:
+            if is_stub(line.get(cut)) and cut - 1 >= x:
                 self._erase_cells(y, cut - 1, cut)  # its right half would
-            if _is_stub(line.get(x)):
+            if is_stub(line.get(x)):
                 self._erase_cells(y, x, x + 1)  # a wide character is split
-            if edge < self.columns and _is_stub(line.get(edge)):
+            if edge < self.columns and is_stub(line.get(edge)):
                 self._erase_cells(y, edge - 1, edge + 1)  # one across the margin
         self._move_cells(y, x, edge, range(x, edge - n), n, range(x, x + n))
 
@@ -209,10 +209,10 @@ class EraseOps(ScreenState):
         line = self.buffer.get(y)
         if line is not None:
             # A wide character cut by either end of the deleted span.
-            if _is_stub(line.get(x)):
+            if is_stub(line.get(x)):
                 self._erase_cells(y, x, x + 1)
-            if _is_stub(line.get(x + n)):
+            if is_stub(line.get(x + n)):
                 self._erase_cells(y, x + n - 1, x + n)
-            if edge < self.columns and _is_stub(line.get(edge)):
+            if edge < self.columns and is_stub(line.get(edge)):
                 self._erase_cells(y, edge - 1, edge + 1)  # one across the margin
         self._move_cells(y, x, edge, range(x + n, edge), -n, range(edge - n, edge))

@@ -19,13 +19,13 @@ from pyte import modes as mo
 from pyte.screens import Char, StaticDefaultDict
 
 from .cells import (
-    _BLANK,
+    BLANK,
     TextRow,
     WrappedText,
-    _kept,
-    _plain_rows,
+    kept,
+    plain_rows,
 )
-from .charsets import _LAT1
+from .charsets import LAT1
 from .draw import DrawOps
 from .styled import Step, StyledText, styled_cells, styled_row
 
@@ -41,10 +41,10 @@ class KeptRows(DrawOps):
         CR and LF do nothing but draw in the default style and scroll the
         whole screen."""
         return (self.margins is None and self.lr_margins is None
-                and self.cursor.attrs == _BLANK
+                and self.cursor.attrs == BLANK
                 and mo.DECAWM in self.mode and mo.IRM not in self.mode
                 and mo.LNM not in self.mode and not self.charset
-                and self.g0_charset is _LAT1 and not self.single_shift)
+                and self.g0_charset is LAT1 and not self.single_shift)
 
     def colour_lines_ok(self) -> bool:
         """Whether ``feed_lines`` may run with SGR sequences in the lines:
@@ -54,7 +54,7 @@ class KeptRows(DrawOps):
                 and type(self.cursor.attrs) is Char
                 and mo.DECAWM in self.mode and mo.IRM not in self.mode
                 and mo.LNM not in self.mode and not self.charset
-                and self.g0_charset is _LAT1 and not self.single_shift
+                and self.g0_charset is LAT1 and not self.single_shift
                 and mo.DECSCNM not in self.mode)
 
     def feed_lines(self, lines: list[str],
@@ -86,12 +86,12 @@ class KeptRows(DrawOps):
                 if len(text) <= columns:
                     rows.append(text)
                 else:
-                    rows.extend(_plain_rows(text, columns))
+                    rows.extend(plain_rows(text, columns))
         else:
             sources, pens, end_pen, step = styled
             for text, source, pen in zip(lines, sources, pens, strict=True):
-                if len(source) == len(text) and pen is _BLANK:
-                    rows.extend(_plain_rows(text, columns))
+                if len(source) == len(text) and pen is BLANK:
+                    rows.extend(plain_rows(text, columns))
                 elif len(text) <= columns:
                     rows.append(styled_row(text, source, pen, 0, step, columns, False))
                 else:
@@ -115,7 +115,7 @@ class KeptRows(DrawOps):
             keep = self.history.maxlen or 0
             if gone > keep:
                 self.history.clear()
-            self.history.extend(map(_kept, old[:min(gone, bottom)][-keep:]))
+            self.history.extend(map(kept, old[:min(gone, bottom)][-keep:]))
             if gone > bottom:
                 self.history.extend(rows[max(0, gone - bottom - keep):gone - bottom])
         # The old rows that stay move up (rows never written have no entry),
@@ -161,7 +161,7 @@ class KeptRows(DrawOps):
         if not self.unbuilt:
             return
         self.unbuilt = False
-        glyphs = self._glyph_table(_BLANK)
+        glyphs = self._glyph_table(BLANK)
         for line in self.buffer.values():
             if type(line) is TextRow and line.raw is not None:
                 raw, line.raw = line.raw, None

@@ -22,7 +22,7 @@ from __future__ import annotations
 from pyte import modes as mo
 from pyte.screens import Char
 
-from .cells import _forget, _is_stub
+from .cells import forget, is_stub
 from .erase import EraseOps
 
 #: DECLRMM, as pyte's ``mode`` stores private modes (shifted left by 5).
@@ -79,9 +79,9 @@ class MarginOps(EraseOps):
             line = buffer.get(y)
             if line is None:
                 continue
-            if left > 0 and _is_stub(line.get(left)):
+            if left > 0 and is_stub(line.get(left)):
                 self._erase_cells(y, left - 1, left + 1)
-            if right + 1 < self.columns and _is_stub(line.get(right + 1)):
+            if right + 1 < self.columns and is_stub(line.get(right + 1)):
                 self._erase_cells(y, right, right + 2)
         # What each row of the rectangle holds now, by row.
         spans: dict[int, dict[int, Char]] = {}
@@ -99,7 +99,7 @@ class MarginOps(EraseOps):
                 dict.update(line, cells)
             elif blank is not None:
                 dict.update(line, dict.fromkeys(range(left, right + 1), blank))
-            _forget(line)
+            forget(line)
         self.dirty.update(range(top, bottom + 1))
 
     def _wrap_pending(self) -> bool:

@@ -16,7 +16,7 @@ import unicodedata
 from pyte.screens import Char, StaticDefaultDict
 from wcwidth import wcwidth
 
-from .cells import MAX_GLYPHS, _forget, _is_regional, _new_tuple
+from .cells import MAX_GLYPHS, forget, is_regional, new_tuple
 from .charsets import CharsetOps
 
 #: Code points a cell keeps after its base character (combining marks, ZWJ,
@@ -44,7 +44,7 @@ MAX_MARKS = 5
 #: stops growing: what would extend it is dropped.
 MAX_CLUSTER = 23
 assert MAX_MARKS >= 4 and MAX_CLUSTER >= 4  # ``_joined`` relies on it
-_ZWJ = "\u200d"
+ZWJ = "\u200d"
 
 
 class MarkOps(CharsetOps):
@@ -57,7 +57,7 @@ class MarkOps(CharsetOps):
         old = line.get(x)
         if old is None:
             return
-        _forget(line)
+        forget(line)
         if old.data == "" and x > 0 and left:
             if x - 1 in line:
                 line[x - 1] = self._blank() or self.default_char
@@ -84,9 +84,9 @@ class MarkOps(CharsetOps):
             return False
         text = cell.data
         joins = (
-            text[-1] == _ZWJ  # the next character joins the cluster
+            text[-1] == ZWJ  # the next character joins the cluster
             or "\U0001f3fb" <= char <= "\U0001f3ff"  # skin tone
-            or (_is_regional(char) and len(text) == 1 and _is_regional(text))
+            or (is_regional(char) and len(text) == 1 and is_regional(text))
             or char in "\ufe0e\ufe0f"
         )
         if not joins:
@@ -94,14 +94,14 @@ class MarkOps(CharsetOps):
         if len(text) > MAX_CLUSTER:
             self.last_char = text
             return True
-        line[x] = _new_tuple(type(cell), (text + char, *cell[1:]))  # ``_replace``, faster
-        _forget(line)
+        line[x] = new_tuple(type(cell), (text + char, *cell[1:]))  # ``_replace``, faster
+        forget(line)
         self.last_char = text + char
         self.dirty.add(y)
         if char == "\ufe0f" and wcwidth(text[0]) == 1 and x + 1 < self.columns:
             # Emoji presentation: the character takes two columns.
             self._unsplit(line, x + 1, left=False)
-            line[x + 1] = _new_tuple(type(cell), ("", *cell[1:]))
+            line[x + 1] = new_tuple(type(cell), ("", *cell[1:]))
             self.cursor.x = min(x + 2, self.columns)
         return True
 
@@ -123,8 +123,8 @@ class MarkOps(CharsetOps):
         last = line[x]
         data = _joined(last.data, marks, MAX_CLUSTER if self.graphemes else MAX_MARKS)
         if data is not last.data:
-            line[x] = _new_tuple(type(last), (data, *last[1:]))
-            _forget(line)
+            line[x] = new_tuple(type(last), (data, *last[1:]))
+            forget(line)
             self.dirty.add(self.cursor.y)
         # REP repeats the whole character, marks included.
         self.last_char = data
@@ -178,14 +178,14 @@ class _MarkTable(dict[str, bool]):
         return mark
 
 
-_MARKS = _MarkTable()
+MARKS = _MarkTable()
 
 
 #: What may extend a cluster whatever the cluster ends with (a skin tone, a
 #: regional indicator, a variation selector): the others only after a ZWJ
 #: (``_extends_cluster``). A set, looked up for every character drawn the
 #: slow way with clusters on.
-_EXTENDS_ALONE = frozenset(
+EXTENDS_ALONE = frozenset(
     [chr(c) for c in range(0x1F3FB, 0x1F400)] + [chr(c) for c in range(0x1F1E6, 0x1F200)]
     + ["\ufe0e", "\ufe0f"])
 

@@ -12,7 +12,7 @@ from pyte.screens import Char, StaticDefaultDict
 
 from .cells import (
     TextRow,
-    _forget,
+    forget,
     history_cells,
 )
 from .state import ScreenState
@@ -139,7 +139,7 @@ class ResizeOps(ScreenState):
                 for k in range(width):
                     if cells[i + k] is not None:
                         line[x + k] = cells[i + k]  # type: ignore[assignment]
-                        _forget(line)
+                        forget(line)
                 x += width
             i += width
         if mark >= len(cells) and at is None and mark >= 0:

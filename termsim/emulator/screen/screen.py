@@ -100,7 +100,7 @@ from pyte import modes as mo
 from pyte.screens import Char
 
 from .cells import (
-    _BLANK,
+    BLANK,
     HISTORY_ROWS,
     HistoryRow,
     Protected,
@@ -109,7 +109,7 @@ from .cells import (
     WrappedText,
     history_cells,
 )
-from .charsets import _LAT1
+from .charsets import LAT1
 from .cursor import CursorOps
 from .lines import KeptRows
 from .modes import MOUSE_ENCODING, MOUSE_TRACKING, FlagSwitch, ModeOps
@@ -119,8 +119,17 @@ from .scroll import ScrollOps
 from .tabs import TabOps
 
 __all__ = [
-    "HISTORY_ROWS", "MOUSE_ENCODING", "MOUSE_TRACKING", "_BLANK", "FlagSwitch", "HistoryRow",
-    "Protected", "TermScreen", "TextRow", "WrappedText", "history_cells",
+    "BLANK",
+    "HISTORY_ROWS",
+    "MOUSE_ENCODING",
+    "MOUSE_TRACKING",
+    "FlagSwitch",
+    "HistoryRow",
+    "Protected",
+    "TermScreen",
+    "TextRow",
+    "WrappedText",
+    "history_cells",
 ]
 
 
@@ -148,8 +157,8 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, Pal
         self.left_right_mode(False)  # and the margins (xterm's ``resetMarginMode``)
         self.palette.clear()  # xterm's ``ResetAnsiColorRequest``, in soft resets too
         self.charset = 0
-        self.g0_charset = _LAT1
-        self.g1_charset = _LAT1
+        self.g0_charset = LAT1
+        self.g1_charset = LAT1
         self._reset_g2_g3()
         self.cursor.attrs = self._pen_after_soft_reset(self.cursor.attrs)
         self.set_protection(0)

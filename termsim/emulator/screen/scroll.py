@@ -16,7 +16,7 @@ from typing import Any
 from pyte import modes as mo
 
 from .cells import (
-    _kept,
+    kept,
 )
 from .margins import MarginOps
 
@@ -85,7 +85,7 @@ class ScrollOps(MarginOps):
         buffer = self.buffer
         gone = buffer.pop(top, None)
         if top == 0 and not self.alternate:
-            self.history.append(_kept(gone) if self.unbuilt else gone)
+            self.history.append(kept(gone) if self.unbuilt else gone)
             self.scrolled += 1
         _move_rows(buffer, top + 1, bottom, -1)
         attrs = cursor.attrs

@@ -48,7 +48,7 @@ from pyte import modes as mo
 from pyte.screens import Char
 
 from .cells import ProtectedStyledChar, StyledChar
-from .screen import _BLANK, Protected, TermScreen
+from .screen import BLANK, Protected, TermScreen
 
 MAX_PARAM = 65535
 #: Entries in each of the two memos.
@@ -337,7 +337,7 @@ class Sgr:
         coloured text (``styled.py``) is drawn with it, later, without the
         screen."""
         if params in ("", "0") and type(pen) is Char:
-            return _BLANK  # as SgrAction
+            return BLANK  # as SgrAction
         attrs = _one_true_colour(pen, params)
         return self._next(pen, params, False)[0] if attrs is None else attrs
 
@@ -426,7 +426,7 @@ class SgrAction:
             cursor.attrs = self._after  # type: ignore[assignment]
             return
         if self._reset and type(before) is Char and mo.DECSCNM not in s.mode:
-            cursor.attrs = _BLANK  # shared: its glyphs are found by identity
+            cursor.attrs = BLANK  # shared: its glyphs are found by identity
             return
         if self._sgr.apply(self._params) and mo.DECSCNM not in s.mode:
             self._before, self._after = before, cursor.attrs

@@ -22,13 +22,13 @@ from pyte.screens import Char, StaticDefaultDict
 from ..terminals.emulation import Emulation
 from ..terminals.profiles import XTERM, Profile
 from .cells import (
-    _BLANK,
-    _MAX_GLYPH_CACHES,
-    _REVERSE_BLANK,
+    BLANK,
     HISTORY_ROWS,
+    MAX_GLYPH_CACHES,
+    REVERSE_BLANK,
+    Glyphs,
     HistoryRow,
     TextRow,
-    _Glyphs,
 )
 from .segments import KeptSegments
 
@@ -79,7 +79,7 @@ class ScreenState(pyte.Screen):
     #: Erase only unprotected cells: DECSED/DECSEL in progress.
     selective: bool
     #: DECSC state per buffer (primary, alternate), as xterm's ``sc[2]``.
-    _saved: list[_Saved | None]
+    _saved: list[Saved | None]
     #: G1, G2 and G3 (``ESC ) F``, ``ESC * F``, ``ESC + F``), invoked into
     #: GL by SO, LS2, LS3 (``charset`` 1 to 3) or for one character by SS2,
     #: SS3 (``single_shift``). G1 too is ASCII until designated, as in xterm
@@ -94,7 +94,7 @@ class ScreenState(pyte.Screen):
     # blank cells by colours, the last single character's attributes, and
     # long segments drawn before (``draw``'s kept segments fast path).
     _blank_text: str
-    _glyphs: dict[Char, _Glyphs]
+    _glyphs: dict[Char, Glyphs]
     _blanks: dict[tuple[str, str], Char]
     _single: Char | None
     _segments: KeptSegments
@@ -220,7 +220,7 @@ class ScreenState(pyte.Screen):
     def default_char(self) -> Char:
         """A blank cell; reverse video under DECSCNM. pyte builds a new one
         at every call (each new row, each erase); these are shared."""
-        return _REVERSE_BLANK if mo.DECSCNM in self.mode else _BLANK
+        return REVERSE_BLANK if mo.DECSCNM in self.mode else BLANK
 
     def _blank(self) -> Char | None:
         """The cell an erase leaves: the current colours, no other attribute
@@ -234,7 +234,7 @@ class ScreenState(pyte.Screen):
             return None
         blank = self._blanks.get((fg, bg))
         if blank is None:
-            if len(self._blanks) > _MAX_GLYPH_CACHES:
+            if len(self._blanks) > MAX_GLYPH_CACHES:
                 self._blanks.clear()
             blank = self._blanks[fg, bg] = self.default_char._replace(fg=fg, bg=bg)
         return blank
@@ -254,7 +254,7 @@ class ScreenState(pyte.Screen):
         return cursor.x
 
 
-class _Saved(NamedTuple):
+class Saved(NamedTuple):
     """What DECSC saves."""
 
     x: int

@@ -4,7 +4,7 @@ Why a module of its own: the rules that map tokens to screen operations
 (which sequence is which call, which are queries, which are counted in
 ``Terminal.unknown`` as not understood) are read together, and apart from
 the ``Terminal`` that owns the screen, the offsets and the query log. The
-tokenizer (``tokenizer.py``) calls ``_Dispatch``; a CSI sequence met before
+tokenizer (``tokenizer.py``) calls ``Dispatch``; a CSI sequence met before
 is a ready call it makes itself (``sequences``, ``queries``), and runs of
 sequences are fused: that machinery is in ``dispatch_memo.py``.
 
@@ -35,8 +35,8 @@ from ..screen.sgr import Sgr, SgrAction, linked, true_colour
 from ..screen.sgr import ints as _ints
 from ..signals.log import SignalLog
 from ..signals.signals import MARK_KINDS, OutputReader
-from .dispatch_memo import RunMemo, _keep
-from .dispatch_modes import _FLAG_PRIVATE_MODES, FrameEdge, ModeRules, frame_switch
+from .dispatch_memo import RunMemo, keep
+from .dispatch_modes import FLAG_PRIVATE_MODES, FrameEdge, ModeRules, frame_switch
 
 _DCS_HEAD = re.compile(r"[0-?]*([ -/]*[@-~])")
 
@@ -106,7 +106,7 @@ class Owner(Protocol):
     def _output_between(self) -> OutputReader: ...
 
 
-class _Dispatch(RunMemo, ModeRules):
+class Dispatch(RunMemo, ModeRules):
     """Tokens to screen operations and query answers (the parser's handler)."""
 
     term: Owner
@@ -223,7 +223,7 @@ class _Dispatch(RunMemo, ModeRules):
             # Once is NEL's CR and index: the commonest, without a partial.
             made: Callable[[], None] = (self.s.next_line if count == 1
                                         else partial(self.s.newlines, count))
-            action = _keep(self._newlines, count, made)
+            action = keep(self._newlines, count, made)
         return action
 
     def prepare(
@@ -233,7 +233,7 @@ class _Dispatch(RunMemo, ModeRules):
             return None
         action = self._csi_action(private, params, inter, final)
         if action is not None:
-            _keep(self.sequences, f"\x1b[{private}{params}{inter}{final}", action)
+            keep(self.sequences, f"\x1b[{private}{params}{inter}{final}", action)
         return action
 
     def prepare_esc(self, final: str) -> Callable[[], None] | None:
@@ -248,7 +248,7 @@ class _Dispatch(RunMemo, ModeRules):
             action = self._escapes[final]
         else:
             return None
-        return _keep(self.sequences, "\x1b" + final, action)
+        return keep(self.sequences, "\x1b" + final, action)
 
     def _csi_action(
         self, private: str, params: str, inter: str, final: str,
@@ -305,7 +305,7 @@ class _Dispatch(RunMemo, ModeRules):
         s = self.s
         modes = _ints(params)
         on = final == "h"
-        if _FLAG_PRIVATE_MODES.issuperset(modes):
+        if FLAG_PRIVATE_MODES.issuperset(modes):
             shifted = frozenset(m << 5 for m in modes)
             if shifted.isdisjoint(MOUSE_TRACKING | MOUSE_ENCODING):
                 none: frozenset[int] = frozenset()

@@ -13,7 +13,7 @@ offsets equal to the plain path:
   into fields again (``keep_query``; off: ``keep_queries = False``: every
   query goes through ``csi()`` each time).
 
-What is kept is bounded (``_keep``), whatever a program prints.
+What is kept is bounded (``keep``), whatever a program prints.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ _V = TypeVar("_V")
 MAX_KEPT_KEY = 256
 
 
-def _keep(cache: dict[_K, _V], key: _K, value: _V, limit: int = _MAX_SEQUENCES) -> _V:
+def keep(cache: dict[_K, _V], key: _K, value: _V, limit: int = _MAX_SEQUENCES) -> _V:
     """Store ``value`` in a cache of things met before, emptied when full
     (what is met again is soon kept again), unless its key is a text longer
     than ``MAX_KEPT_KEY``: memory stays bounded whatever a program prints."""
@@ -91,7 +91,7 @@ class RunMemo:
         bytes come (``Handler.queries``), at the query's own index, so the
         reply and its offset are those ``csi()`` would give."""
         if self.keep_queries:
-            _keep(self.queries, text, ask)
+            keep(self.queries, text, ask)
 
     def fuse(self, parts: list[Part]) -> list[Part]:
         """A run's parts (see ``Parser``), with fewer calls doing the same:
@@ -180,7 +180,7 @@ class RunMemo:
                 made = first.with_switch(inner)
             else:
                 made = cast(FlagSwitch, first).then(then)
-            fused = _keep(self._switches, (first, then), made)
+            fused = keep(self._switches, (first, then), made)
         return fused
 
     def _edge_after(self, switches: FlagSwitch, edge: FrameEdge) -> FrameEdge:
@@ -190,7 +190,7 @@ class RunMemo:
         fused = self._switches.get((switches, edge))
         if fused is None:
             inner = self._then(switches, cast(FlagSwitch, edge.switch))
-            fused = _keep(self._switches, (switches, edge), edge.with_switch(inner))
+            fused = keep(self._switches, (switches, edge), edge.with_switch(inner))
         return cast(FrameEdge, fused)
 
     def _kind(self, action: Callable[[], None] | None) -> int:
@@ -216,4 +216,4 @@ class RunMemo:
         else:
             func = action.func if type(action) is partial else action
             kind = _PEN_FREE if getattr(func, "__func__", None) in _PEN_FREE_OPS else _OTHER
-        return _keep(self._kinds, action, kind)
+        return keep(self._kinds, action, kind)

@@ -26,7 +26,7 @@ _UNDERSTOOD_PRIVATE_MODES = KNOWN_PRIVATE_MODES | _INERT_PRIVATE_MODES
 
 #: Private modes that are only a flag in the screen's ``mode`` (DECTCEM also
 #: shows or hides the cursor): no buffer switch, no homing, no resize.
-_FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 69, 1047, 1048, 1049}
+FLAG_PRIVATE_MODES = _UNDERSTOOD_PRIVATE_MODES - {3, 5, 6, 47, 69, 1047, 1048, 1049}
 
 
 #: DEC private modes whose switching opens (``l`` of 25, ``h`` of 2026) or

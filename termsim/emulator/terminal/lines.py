@@ -20,16 +20,16 @@ from pyte.screens import Char
 
 from ..parsing.escapes import COLOUR_LINES, COLOUR_TEXT, CUT_SGR, SGR
 from ..parsing.tokenizer import Parser
-from ..screen.screen import _BLANK, TermScreen
+from ..screen.screen import BLANK, TermScreen
 from ..screen.styled import line_end_pen
-from .dispatch import _Dispatch
-from .dispatch_memo import _keep
+from .dispatch import Dispatch
+from .dispatch_memo import keep
 
 #: Output that is only printable ASCII lines ended by CR LF (logs, ``seq``,
 #: test runners without colour), and how many lines make the fast path
 #: worth its checks.
 _PLAIN_LINES = re.compile(r"\n?[ -~]*(?:\r\n[ -~]*)*\r?")  # a read may cut a CR LF
-_FAST_LINES = 2
+FAST_LINES = 2
 
 #: SGR parameters whose dropped codes ``_colour_lines`` remembers.
 _MAX_SGR_IGNORED = 4096
@@ -44,7 +44,7 @@ class LinesFastPath:
 
     _parser: Parser
     _screen: TermScreen
-    _dispatch: _Dispatch
+    _dispatch: Dispatch
     unknown: Counter[str]
     _buffer: str
     _sgr_ignored: dict[str, tuple[int, ...]]
@@ -64,7 +64,7 @@ class LinesFastPath:
         parser, screen = self._parser, self._screen
         if parser.open_string is None:
             if not parser.pending and _PLAIN_LINES.fullmatch(text) is not None:
-                if (len(text) >= _FAST_LINES * 8 and text.count("\n") >= _FAST_LINES
+                if (len(text) >= FAST_LINES * 8 and text.count("\n") >= FAST_LINES
                         and screen.plain_lines_ok()):
                     return self._feed_lines(text)
                 return text
@@ -104,13 +104,13 @@ class LinesFastPath:
         for p in set(params):
             ignored = known.get(p)
             if ignored is None:
-                ignored = _keep(known, p, self._dispatch.sgr.ignored(p), _MAX_SGR_IGNORED)
+                ignored = keep(known, p, self._dispatch.sgr.ignored(p), _MAX_SGR_IGNORED)
             if ignored:
                 unknown = True
         if pending:
             self._buffer = pending + head + text  # (no query: nothing asks the offsets)
             parser.feed(head)  # the plain path: the tokenizer, for the cut sequence
-        if (len(text) >= _FAST_LINES * 8 and text.count("\n") >= _FAST_LINES
+        if (len(text) >= FAST_LINES * 8 and text.count("\n") >= FAST_LINES
                 and screen.colour_lines_ok()):
             return self._feed_lines(text, visible, unknown)
         return text
@@ -149,7 +149,7 @@ class LinesFastPath:
         pen = screen.cursor.attrs
         pens: list[Char] = []
         for source in sources:
-            end = line_end_pen(source, pen, _BLANK, step) if "\x1b" in source else pen
+            end = line_end_pen(source, pen, BLANK, step) if "\x1b" in source else pen
             if end.fg != "default" or end.bg != "default":
                 break
             pens.append(pen)

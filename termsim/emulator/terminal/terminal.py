@@ -6,7 +6,7 @@ Theory of operation
 ``Terminal.feed(data)`` decodes UTF-8 incrementally (``surrogateescape``, so
 every byte keeps its offset and an undecodable byte is drawn as U+FFFD) and
 hands the text to ``_run``. The tokenizer (``tokenizer.py``) calls the
-dispatcher (``_Dispatch``, ``dispatch.py``), which drives a corrected pyte
+dispatcher (``Dispatch``, ``dispatch.py``), which drives a corrected pyte
 screen (``screen.py``); SGR, the commonest sequence, has its own module
 (``sgr.py``). A query (``ESC[6n`` and friends) is answered the moment the
 tokenizer reaches it, from the state the bytes *before* it produced: that is
@@ -26,7 +26,7 @@ One way into the screen
 -----------------------
 
 Every byte goes in through ``_run``, and the plain path from there is
-tokenizer -> ``_Dispatch`` method -> ``TermScreen`` operation. Three
+tokenizer -> ``Dispatch`` method -> ``TermScreen`` operation. Three
 shortcuts skip part of it; each sits behind one primitive, has a switch that
 only tests turn off, and a property test in ``tests/test_fast_paths.py``
 holds the screen, the replies and their offsets equal to the plain path:
@@ -35,11 +35,11 @@ holds the screen, the replies and their offsets equal to the plain path:
   rows it scrolls off at once (``TermScreen.feed_lines``, called from
   ``lines.py``; switch ``Terminal.fast_lines``);
 * kept CSI queries: a query met before is a ready call the tokenizer makes
-  itself at the query's index (``_Dispatch.keep_query``; switch
-  ``_Dispatch.keep_queries``); other CSI sequences met before are ready calls
-  too (``_Dispatch.sequences``);
+  itself at the query's index (``Dispatch.keep_query``; switch
+  ``Dispatch.keep_queries``); other CSI sequences met before are ready calls
+  too (``Dispatch.sequences``);
 * fused runs: a run of CSI sequences, CR and LF is learnt once and run as
-  fewer calls (``_Dispatch.fuse``; switch ``_Dispatch.fuse_runs``).
+  fewer calls (``Dispatch.fuse``; switch ``Dispatch.fuse_runs``).
 
 This module imports nothing that does I/O: no os, no clock, no event loop.
 Why it exists apart from the dispatcher: ``Terminal`` owns the state a test
@@ -74,9 +74,9 @@ from ..terminals.emulation import Emulation
 from ..terminals.profiles import Profile, profile_named
 from .answers import QUERY_LOG as QUERY_LOG
 from .answers import TerminalAnswers, inband_resize_report
-from .dispatch import _Dispatch
+from .dispatch import Dispatch
 from .hygiene import Leftover, leftovers, modes_on
-from .lines import _FAST_LINES, LinesFastPath
+from .lines import FAST_LINES, LinesFastPath
 from .signals import TerminalSignals
 
 __all__ = ["QUERY_KINDS", "Policy", "Query", "Terminal", "printable"]
@@ -143,7 +143,7 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         self._screen = TermScreen(cols, rows, profile=self.profile, emulation=self.emulation,
                                   cell_size=cell_size, term_name=term,
                                   on_inband_resize=self._inband_resize)
-        self._dispatch = _Dispatch(self)
+        self._dispatch = Dispatch(self)
         self._parser = Parser(self._dispatch)
         self._decoder: codecs.IncrementalDecoder = (
             XtermUtf8Decoder() if self.emulation.invalid_utf8 == "xterm"
@@ -196,12 +196,12 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
 
     def _run(self, text: str) -> None:
         """The one way into the screen: decoded text to the tokenizer, which
-        calls ``_Dispatch``, which calls the screen. A read of lines may
+        calls ``Dispatch``, which calls the screen. A read of lines may
         first go the kept text rows way (``_lines``, the one exception, at
         this one place: see the module's docstring); ``fast_lines`` off, it
         never does."""
         parser, screen = self._parser, self._screen
-        if self.fast_lines and (screen.unbuilt or len(text) >= _FAST_LINES * 8):
+        if self.fast_lines and (screen.unbuilt or len(text) >= FAST_LINES * 8):
             text = self._lines(text)
         self._buffer = parser.pending + text
         try:
