@@ -524,7 +524,7 @@ def test_where_termsim_and_tmux_agree_the_views_of_a_real_capture_are_the_same(
 
 
 def test_tmux_runs_pinned_to_one_outer_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    monkeypatch.setenv("TMUX", "outer-tmux-socket,1,0")
     monkeypatch.setenv("TMUX_PANE", "%1")
     monkeypatch.setenv("LC_CTYPE", "POSIX")
     monkeypatch.setenv("TERM", "dumb")
