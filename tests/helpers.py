@@ -1,4 +1,10 @@
-"""Helpers shared by the Terminal tests; ``tests/test_helpers.py`` tests them.
+"""Helpers shared by the tests; ``tests/test_helpers.py`` tests them.
+
+Each is written once here, not again in every module that needs it: a
+fresh terminal fed some bytes (``fed``, ``screen``) and its rows and cursor
+as plain values, a recording's records and output pieces made by hand, a
+session recorded while a script drives it, and a parametrize case that is
+an expected failure with its reason.
 
 A program's output reaches the terminal in reads of any size, so nothing the
 terminal does may depend on where a read ends. ``feed_split`` is that check,
@@ -11,14 +17,25 @@ not understood.
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterator, Mapping
+import unicodedata
+import zlib
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
+import msgpack
+import pytest
+from _pytest.mark import ParameterSet
 from pyte.graphics import FG_BG_256
+from wcwidth import wcwidth
 
+import termsim
 from termsim import Snapshot
 from termsim.emulator import Emulation, Terminal
 from termsim.emulator.terminal.terminal import Policy
+from termsim.events import Output
 from termsim.files import Playback, Recording
 
 #: The small screen most Terminal tests use.
@@ -33,6 +50,75 @@ def feed_chunks(
     term = Terminal(cols, rows, policy=policy, emulation=emulation)
     replies = b"".join(term.feed(chunk) for chunk in chunks)
     return term, replies
+
+
+def fed(data: bytes | str, cols: int = COLS, rows: int = ROWS, *,
+        emulation: Emulation | None = None) -> Terminal:
+    """A fresh terminal fed ``data`` in one read (a ``str`` as UTF-8)."""
+    term = Terminal(cols, rows, emulation=emulation)
+    term.feed(data.encode() if isinstance(data, str) else data)
+    return term
+
+
+def screen(data: bytes | str, cols: int = COLS, rows: int = ROWS, *,
+           emulation: Emulation | None = None) -> Snapshot:
+    """The screen of a fresh terminal fed ``data`` in one read."""
+    return fed(data, cols, rows, emulation=emulation).screen
+
+
+def rows_of(term: Terminal, *, blank_bottom: bool = True) -> list[str]:
+    """Each row's text without its trailing blanks; with ``blank_bottom``
+    false, without the blank rows at the bottom either."""
+    rows = [line.rstrip() for line in term.screen.lines]
+    while not blank_bottom and rows and not rows[-1]:
+        rows.pop()
+    return rows
+
+
+def cursor_of(term: Terminal) -> tuple[int, int]:
+    """The cursor's (row, col)."""
+    cursor = term.screen.cursor
+    return cursor.row, cursor.col
+
+
+def nfc(text: str) -> str:
+    """``text`` composed (NFC): how rows are compared with other terminals'."""
+    return unicodedata.normalize("NFC", text)
+
+
+def is_wide(text: str) -> bool:
+    """Whether ``text`` starts with a character two columns wide."""
+    return bool(text) and wcwidth(text[0]) == 2
+
+
+def xfail_param(*values: object, id: str, reason: str | None) -> ParameterSet:
+    """A parametrize case, a strict expected failure when there is a
+    ``reason`` (it must fail, so a fix shows)."""
+    marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+    return pytest.param(*values, id=id, marks=marks)
+
+
+def file_record(obj: object) -> bytes:
+    """One record as a recording file has it: msgpack, then its CRC-32."""
+    packed = msgpack.packb(obj)
+    return packed + msgpack.packb(zlib.crc32(packed))
+
+
+def output_in_pieces(data: bytes, cuts: Sequence[int], header: Mapping[str, Any]) -> Recording:
+    """A recording whose output is ``data`` cut at ``cuts`` (each taken
+    modulo ``len(data) + 1``; empty pieces left out), one second apart."""
+    points = sorted({0, *(c % (len(data) + 1) for c in cuts), len(data)})
+    events = [Output(float(i), data[a:b])
+              for i, (a, b) in enumerate(itertools.pairwise(points)) if b > a]
+    return Recording("split", dict(header), list(events), [0] * len(events), True, None, 0)
+
+
+async def recorded(argv: list[str], path: Path,
+                   script: Callable[[termsim.Driver], Awaitable[object]], *, cols: int = 80,
+                   rows: int = 24, env: dict[str, str] | None = None) -> None:
+    """Record a real session of ``argv`` at ``path`` while ``script`` drives it."""
+    async with termsim.spawn(argv, cols=cols, rows=rows, env=env, record=path) as term:
+        await script(term)
 
 
 def query_log(term: Terminal) -> list[tuple[str, str, int, bytes | None, str]]:

@@ -13,9 +13,11 @@ screen.
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from xml.etree import ElementTree
 
+import helpers
 import pytest
 from conftest import examples
 from helpers import feed_split
@@ -42,10 +44,7 @@ DIM_CURLY = Style(dim=True, underline=True, underline_style="curly", underline_c
 DIM_FG = blend(DEFAULT_FG, DEFAULT_BG)
 
 
-def fed(data: bytes, cols: int = 20, rows: int = 3) -> Terminal:
-    term = Terminal(cols, rows)
-    term.feed(data)
-    return term
+fed = partial(helpers.fed, cols=20, rows=3)
 
 
 # -- the acceptance test: one sequence, every view ---------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import program
+from helpers import recorded
 
 import termsim
 from termsim import Text
@@ -174,8 +175,9 @@ LEAVES_EVERYTHING_ON = (
 
 
 async def _record(path: Path, script: str, cols: int = 80, rows: int = 24) -> None:
-    async with termsim.spawn(["sh", "-c", script], record=path, cols=cols, rows=rows) as term:
-        await term.wait_for(Text("hello from the recording"))
+    await recorded(["sh", "-c", script], path,
+                   lambda term: term.wait_for(Text("hello from the recording")),
+                   cols=cols, rows=rows)
 
 
 def _play_argv(path: Path, *extra: str) -> list[str]:

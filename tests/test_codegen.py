@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE, examples, inherited_env, program
+from helpers import recorded
 
 import termsim
 from termsim import CursorAfter, InputReady, Text
@@ -82,12 +83,6 @@ def test_a_second_run_says_what_else_varies() -> None:
 
 
 # -- real programs: recorded, generated, run ------------------------------------------
-
-
-async def _record(argv: list[str], path: Path, script: Script, *, cols: int = 80,
-                  rows: int = 24, env: dict[str, str] | None = None) -> None:
-    async with termsim.spawn(argv, cols=cols, rows=rows, env=env, record=path) as term:
-        await script(term)
 
 
 def _check_generated(pytester: pytest.Pytester, recording: Path, *, runs: int = 3) -> str:
@@ -157,7 +152,7 @@ def test_the_example_repl_s_generated_test_passes_and_fails_when_the_boot_hangs(
     import anyio
 
     recording = tmp_path / "repl.tsr"
-    anyio.run(_record, EXAMPLE, recording, _repl_turns)
+    anyio.run(recorded, EXAMPLE, recording, _repl_turns)
     source = _check_generated(pytester, recording)
     assert 'Text("state: working", region=Region.row(-1))' in source  # shown on the way
     assert "assistant: done (9 chars)" in source
@@ -186,7 +181,7 @@ def test_what_varies_is_left_free_and_the_test_passes_a_minute_later(
         await term.wait_exit()
 
     recording = tmp_path / "clock.tsr"
-    anyio.run(_record, program("clock.py"), recording, turns)
+    anyio.run(recorded, program("clock.py"), recording, turns)
     source = generate(str(recording))
     assert "Regex(" in source and "took" in source
     monkeypatch.setenv("CLOCK_OFFSET", "61")  # a minute later, another pid
@@ -305,7 +300,7 @@ def test_a_real_program_s_generated_test_passes_live_on_replay_and_shaken(
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     recording = tmp_path / f"{name}.tsr"
-    anyio.run(_record, argv, recording, script)
+    anyio.run(recorded, argv, recording, script)
     source = _check_generated(pytester, recording)
     if name == "bash":  # the three lines above the final screen's top row
         assert 'Text("line 35\\nline 36\\nline 37", region=Region.transcript())' in source
@@ -429,7 +424,7 @@ def test_a_screen_marked_without_golden_is_asserted_inline(
         await term.wait_exit()
 
     recording = tmp_path / "inline.tsr"
-    anyio.run(_record, program("clock.py"), recording, turns)
+    anyio.run(recorded, program("clock.py"), recording, turns)
     source = _check_generated(pytester, recording, runs=1)
     assert 'await term.expect_screen(\n        """\n> build\n░░░░' in source
     assert "# the build ran" in source

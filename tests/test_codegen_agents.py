@@ -27,7 +27,8 @@ from pathlib import Path
 import anyio
 import pytest
 from conftest import ROOT, inherited_env, program
-from test_codegen import _check_generated, _record
+from helpers import recorded
+from test_codegen import _check_generated
 
 import termsim
 from termsim import InputReady, Quiet, Text
@@ -117,7 +118,7 @@ def test_an_ink_app_s_test_awaits_the_reply_and_fails_without_it(
     pytester: pytest.Pytester, tmp_path: Path, model: ModelServer,
 ) -> None:
     recording = tmp_path / "ink.tsr"
-    anyio.run(_record, program("inkapp.py"), recording, _ink_session)
+    anyio.run(recorded, program("inkapp.py"), recording, _ink_session)
     source = _check_generated(pytester, recording)
     # The status line, its clock ticking, and the footer are on the screen
     # whatever the model says (in the same rows for another reply of as
@@ -156,7 +157,7 @@ def test_keys_the_program_drops_while_it_starts_wait_for_it_to_settle(
         await _turn(term)
 
     recording = tmp_path / "settle.tsr"
-    anyio.run(_record, program("inkapp.py"), recording, session)
+    anyio.run(recorded, program("inkapp.py"), recording, session)
     source = _check_generated(pytester, recording)
     # The wait for the quiet stands between the picker and the first key. As
     # long as the pause was, in tenths (a loaded machine may pause longer, and
@@ -268,7 +269,7 @@ def test_the_environment_the_test_set_is_written_into_the_spawn(
 ) -> None:
     # A variable of the header's allowlist: its value in the spawn.
     recording = tmp_path / "ci.tsr"
-    anyio.run(functools.partial(_record, program("showenv.py", "CI"), recording, _show_env,
+    anyio.run(functools.partial(recorded, program("showenv.py", "CI"), recording, _show_env,
                                 env={**inherited_env(), "CI": "1"}))
     monkeypatch.delenv("CI", raising=False)  # the generated test runs where CI is unset
     source = _check_generated(pytester, recording, runs=1)
@@ -280,7 +281,7 @@ def test_the_environment_the_test_set_is_written_into_the_spawn(
     monkeypatch.delenv("MYAGENT_API_KEY", raising=False)
     recording = tmp_path / "lines.tsr"
     anyio.run(functools.partial(
-        _record, program("showenv.py", "?MYAGENT_API_KEY", "MYAGENT_REPLY_LINES"), recording,
+        recorded, program("showenv.py", "?MYAGENT_API_KEY", "MYAGENT_REPLY_LINES"), recording,
         _show_env, env={**inherited_env("MYAGENT_"), "MYAGENT_REPLY_LINES": "30",
                         "MYAGENT_API_KEY": "sk-test"}))
     header = termsim.files.Recording.open(recording).header

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from conftest import program
-from test_codegen import Script, _check_generated, _record
+from helpers import recorded
+from test_codegen import Script, _check_generated
 
 import termsim
 from termsim import CursorAfter, InputReady, Text
@@ -25,7 +26,7 @@ def _recorded(path: Path, argv: list[str], script: Script) -> Path:
     """``argv`` recorded to ``path`` while ``script`` drives it."""
     import anyio
 
-    anyio.run(_record, argv, path, script)
+    anyio.run(recorded, argv, path, script)
     return path
 
 # -- panes, read from the screen ------------------------------------------------------

@@ -40,7 +40,6 @@ new stream, as a caller would (no fixture step makes it raise today).
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -48,9 +47,17 @@ from typing import Any, Protocol
 
 import pyte
 import pytest
-from helpers import PYTE_COLOUR_INDEX, PYTE_HEX_INDEX, feed_split
+from helpers import (
+    PYTE_COLOUR_INDEX,
+    PYTE_HEX_INDEX,
+    cursor_of,
+    feed_split,
+    is_wide,
+    nfc,
+    rows_of,
+    xfail_param,
+)
 from pyte.screens import Char, StaticDefaultDict
-from wcwidth import wcwidth
 
 from termsim import Cell, Cursor, Modes, Style
 from termsim.emulator import Emulation, Terminal
@@ -217,10 +224,6 @@ def feed(category: str, step: int, emulation: Emulation | None = None) -> Termin
     return term
 
 
-def _nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
 def expected_rows(cells: dict[str, dict[str, Any]]) -> list[str]:
     rows = [[" "] * COLS for _ in range(ROWS)]
     for key, cell in cells.items():
@@ -229,7 +232,7 @@ def expected_rows(cells: dict[str, dict[str, Any]]) -> list[str]:
             rows[r][c] = ""
         else:
             rows[r][c] = str(cell.get("contents", "")) or " "
-    return [_nfc("".join(row).rstrip()) for row in rows]
+    return [nfc("".join(row).rstrip()) for row in rows]
 
 
 def expected_cursor(position: list[int]) -> tuple[int, int]:
@@ -252,7 +255,7 @@ def expected_cells(category: str, step: int) -> tuple[tuple[CellValues, ...], ..
     for key, cell in cells.items():
         r, c = map(int, key.split(","))
         continuation = bool(cell.get("is_wide_continuation"))
-        text = "" if continuation else _nfc(str(cell.get("contents", "")) or " ")
+        text = "" if continuation else nfc(str(cell.get("contents", "")) or " ")
         grid[r][c] = (text, bool(cell.get("is_wide")), continuation, cell.get("fgcolor"),
                       cell.get("bgcolor"), bool(cell.get("bold")), bool(cell.get("dim")),
                       bool(cell.get("italic")), bool(cell.get("underline")),
@@ -286,7 +289,7 @@ def compare(category: str, step: int, snap: ScreenView) -> list[str]:
     out: list[str] = []
 
     want_rows = expected_rows(want["cells"])
-    got_rows = [_nfc(line.rstrip()) for line in snap.lines]
+    got_rows = [nfc(line.rstrip()) for line in snap.lines]
     for r, (w, g) in enumerate(zip(want_rows, got_rows, strict=True)):
         if w != g:
             out.append(f"row {r}: expected {w!r}, got {g!r}")
@@ -295,11 +298,11 @@ def compare(category: str, step: int, snap: ScreenView) -> list[str]:
         left_wide = False  # the cell to the left holds a wide character
         for c, want_cell in enumerate(want_row):
             got = snap.cell(r, c)
-            wide = _wide(got.char)
+            wide = is_wide(got.char)
             continuation = got.char == "" and left_wide
             left_wide = wide
             style = got.style
-            got_cell = ("" if continuation else _nfc(got.char or " "), wide and not continuation,
+            got_cell = ("" if continuation else nfc(got.char or " "), wide and not continuation,
                         continuation, colour_index(style.fg), colour_index(style.bg), style.bold,
                         style.dim, style.italic, style.underline, style.reverse)
             if got_cell != want_cell:
@@ -327,17 +330,8 @@ def compare(category: str, step: int, snap: ScreenView) -> list[str]:
     return out
 
 
-def _wide(text: str) -> bool:
-    return bool(text) and wcwidth(text[0]) == 2
-
-
-def _param(category: str, step: int) -> object:
-    reason = EXPECTED_DEVIATIONS.get((category, step))
-    marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-    return pytest.param(category, step, id=f"{category}-{step}", marks=marks)
-
-
-@pytest.mark.parametrize(("category", "step"), [_param(c, s) for c, s in STEPS])
+@pytest.mark.parametrize(("category", "step"), [
+    xfail_param(c, s, id=f"{c}-{s}", reason=EXPECTED_DEVIATIONS.get((c, s))) for c, s in STEPS])
 def test_conformance(category: str, step: int) -> None:
     problems = mismatches(category, step)
     assert not problems, "\n".join(problems[:20])
@@ -447,7 +441,7 @@ def test_fixture_rows_hold_the_fixture_text() -> None:
     for category, step in STEPS:
         want = expected(category, step)
         from_cells = "".join("".join(expected_rows(want["cells"])).split())
-        assert "".join(_nfc(want["contents"]).split()) == from_cells, (category, step)
+        assert "".join(nfc(want["contents"]).split()) == from_cells, (category, step)
 
 
 def test_conformance_deviation_list_is_current() -> None:
@@ -466,14 +460,6 @@ def fed(data: bytes, cols: int = 10, rows: int = 5,
     """A small terminal fed ``data``, checked by ``helpers.feed_split``."""
     term, _ = feed_split(data, cols, rows, emulation=emulation)
     return term
-
-
-def rows_of(term: Terminal) -> list[str]:
-    return [line.rstrip() for line in term.screen.lines]
-
-
-def cursor_of(term: Terminal) -> tuple[int, int]:
-    return term.screen.cursor.row, term.screen.cursor.col
 
 
 FULL_ROW = b"0123456789"  # fills a 10-column row: the wrap is then pending

@@ -4,8 +4,8 @@
 CSI sequences with edge parameters, at sizes from 1x1 up), runs each
 through a termsim Terminal and a tmux pane (``tests/tmux_pane.py``), and
 shrinks every disagreement to a minimal program. Here a fixed slice of that
-runs in the suite: ``SEEDS`` x ``PROGRAMS`` programs, one seed per test so
-that pytest-xdist spreads them; ``fuzz/tmux_differential.py`` is the long
+runs in the suite: ``SEEDS`` x ``PROGRAMS`` programs, a few of one seed per
+test so that pytest-xdist spreads them; ``fuzz/tmux_differential.py`` is the long
 run. A disagreement fails the test unless it is a documented difference
 (``KNOWN_DIFFERENCES``, ``docs/differences.md``) or a reported termsim bug
 (``SUSPECTED_BUGS``, each also an xfail below until it is fixed); the
@@ -47,12 +47,15 @@ from differential import (
 )
 from tmux_pane import tmux_available, tmux_server
 
-#: One test per seed (xdist spreads them); each runs ``PROGRAMS`` programs,
-#: about 2 s on one core: 160 programs in all, shrinks included, with the
+#: ``SEEDS`` x ``PROGRAMS`` programs: 160 in all, shrinks included, with the
 #: "full" Hypothesis profile; the "ci" profile (the default) runs half of
-#: each seed's programs (``conftest.examples``), the same ones first.
+#: each seed's programs (``conftest.examples``), the same ones first. Each
+#: seed's programs are dealt into ``PARTS`` tests (program i to part
+#: i % PARTS), which xdist spreads: one seed's shrinks took 20 s on a
+#: loaded machine as one test; a part is a few programs, a few seconds.
 SEEDS = range(8)
 PROGRAMS = examples(20)
+PARTS = 5
 #: Runs one shrink may take: enough for every program here, bounded anyway.
 BUDGET = 300
 
@@ -76,19 +79,29 @@ def explain(findings: list[Finding]) -> str:
 
 
 @needs_tmux
-@pytest.mark.parametrize("seed", SEEDS)
-def test_termsim_draws_generated_programs_as_tmux_does(seed: int, differ: Differ) -> None:
+@pytest.mark.parametrize("part", range(PARTS), ids=lambda n: f"part{n}")
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda n: f"seed{n}")
+def test_termsim_draws_generated_programs_as_tmux_does(
+    seed: int, part: int, differ: Differ,
+) -> None:
     unexplained = [
         finding
-        for program in programs(seed, PROGRAMS)
+        for program in list(programs(seed, PROGRAMS))[part::PARTS]
         for finding in differ.find(program, BUDGET)
         if finding.known is None and finding.bug is None
     ]
     if unexplained:
         pytest.fail(
             f"termsim and tmux disagree on {len(unexplained)} generated program(s) of seed "
-            f"{seed}, and no documented difference explains it:\n\n{explain(unexplained)}",
+            f"{seed} (part {part} of {PARTS}), and no documented difference explains it:"
+            f"\n\n{explain(unexplained)}",
             pytrace=False)
+
+
+def test_the_parts_deal_out_every_program_of_a_seed_once() -> None:
+    dealt = [p for part in range(PARTS) for p in list(programs(0, PROGRAMS))[part::PARTS]]
+    assert sorted(dealt, key=str) == sorted(programs(0, PROGRAMS), key=str)
+    assert len(dealt) == PROGRAMS
 
 
 def _example(entry: Known) -> Program:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import zlib
 from pathlib import Path
 
-import msgpack
 import pytest
+from helpers import file_record
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -81,16 +80,12 @@ def test_defaults_are_left_out_so_older_readers_read_newer_files() -> None:
     assert len(encode(events.Input(0.5, b"a", "key a", tracked=True))) == 6
 
 
-def record(obj: object) -> bytes:
-    packed = msgpack.packb(obj)
-    return packed + msgpack.packb(zlib.crc32(packed))
-
-
 def test_version_1_0_files_read_back_with_the_new_fields_defaulted() -> None:
     header = {"format": "termsim-recording", "version": [1, 0], "cols": 80, "rows": 24,
               "policy": {"cpr": "defer"}}
-    data = MAGIC + record(header) + record(["i", 10, b"x", "key x"]) \
-        + record(["w", 20, {"id": 1, "predicate": "p", "timeout": 1}]) + record(["e", 30, "closed"])
+    data = MAGIC + file_record(header) + file_record(["i", 10, b"x", "key x"]) \
+        + file_record(["w", 20, {"id": 1, "predicate": "p", "timeout": 1}]) \
+        + file_record(["e", 30, "closed"])
     recording = Recording.from_bytes(data)
     assert recording.version == (1, 0)
     assert recording.events[:2] == [events.Input(10e-6, b"x", "key x"),
@@ -110,9 +105,9 @@ def test_version_1_0_files_read_back_with_the_new_fields_defaulted() -> None:
 def test_a_well_formed_record_with_bad_fields_is_damage_named_by_offset(
         fields: list[object], why: str) -> None:
     header = {"format": "termsim-recording", "version": [1, 1], "cols": 80, "rows": 24}
-    good = MAGIC + record(header)
+    good = MAGIC + file_record(header)
     with pytest.raises(RecordingError, match=rf"byte {len(good)}: damaged '.' event: {why}"):
-        Recording.from_bytes(good + record(fields))
+        Recording.from_bytes(good + file_record(fields))
 
 
 def test_events_are_public_and_typed() -> None:

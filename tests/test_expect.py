@@ -13,23 +13,21 @@ from __future__ import annotations
 import re
 import sys
 import textwrap
+from functools import partial
 from pathlib import Path
 
+import helpers
 import pytest
 from conftest import EXAMPLE, ROOT, inherited_env
 
 import termsim
 from termsim import GoldenMissing, Region, ScreenMismatch, Text
-from termsim.emulator import Terminal
 from termsim.engine.screentext import Options, diff, matches, parse, render
 
 pytestmark = pytest.mark.anyio
 
 
-def screen(data: bytes, cols: int = 12, rows: int = 3) -> termsim.Snapshot:
-    term = Terminal(cols, rows)
-    term.feed(data)
-    return term.screen
+screen = partial(helpers.screen, cols=12, rows=3)
 
 
 # -- the text format --------------------------------------------------------------------

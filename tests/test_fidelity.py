@@ -1,4 +1,4 @@
-"""Fidelity, round two: where termsim was wrong and xterm (and mostly tmux) agree.
+"""Fidelity: where termsim was wrong and xterm (and mostly tmux) agree.
 
 Each case was found by another project's test suite or a real program; the
 expectation is xterm's (its ``charproc.c``, ``cursor.c``, ``util.c``), and

@@ -127,9 +127,8 @@ from typing import Protocol
 
 import pyte
 import pytest
-from helpers import PYTE_COLOUR_INDEX, PYTE_HEX_INDEX
+from helpers import PYTE_COLOUR_INDEX, PYTE_HEX_INDEX, is_wide, nfc, xfail_param
 from pyte.screens import Char
-from wcwidth import wcwidth
 
 from termsim import Style
 from termsim.emulator import Emulation, Terminal
@@ -447,18 +446,10 @@ class Outcome:
     excluded: str | None = None
 
 
-def _nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
-
-
 def _trimmed(text: str) -> str:
     """Text as compared: NFC, each line without trailing blanks (a written
     space and a never-written cell look the same; termsim keeps no difference)."""
-    return "\n".join(line.rstrip(" ") for line in _nfc(text).split("\n"))
-
-
-def _wide(char: str) -> bool:
-    return bool(char) and wcwidth(char[0]) == 2
+    return "\n".join(line.rstrip(" ") for line in nfc(text).split("\n"))
 
 
 def _rect(text: str) -> tuple[int, int, int, int]:
@@ -715,9 +706,10 @@ class Session:
             got = screen.cell(row, col)[0]
             if want == BLANK:
                 # A right half is blank only if its wide character is gone.
-                ok = got == " " or (got == "" and not (col and _wide(screen.cell(row, col - 1)[0])))
+                ok = got == " " or (
+                    got == "" and not (col and is_wide(screen.cell(row, col - 1)[0])))
             else:
-                ok = _nfc(got) == _nfc(want)
+                ok = nfc(got) == nfc(want)
             if not ok:
                 problems.append(f"cell {row},{col}: expected {want!r}, got {got!r}")
         if line_attrs:
@@ -779,8 +771,8 @@ class Session:
         for chunk in data:
             emu.feed(chunk)
         screen = emu.screen()
-        want = [_nfc("".join(row).rstrip()) for row in rows]
-        shown = [_nfc(screen.line(r).rstrip()) for r in range(screen.rows)]
+        want = [nfc("".join(row).rstrip()) for row in rows]
+        shown = [nfc(screen.line(r).rstrip()) for r in range(screen.rows)]
         while len(shown) > len(want) and not shown[-1]:
             shown.pop()
         if shown != want:
@@ -821,7 +813,7 @@ class Session:
         if row >= screen.rows:
             return f"row {row}: the screen has {screen.rows} rows"
         got = screen.line(row)
-        if _nfc(got.rstrip()) != _nfc(want.rstrip()):
+        if nfc(got.rstrip()) != nfc(want.rstrip()):
             return f"row {row}: expected {want.rstrip()!r}, got {got.rstrip()!r}"
         return None
 
@@ -869,9 +861,9 @@ class Session:
         char, style = screen.cell(row, col)
         attrs = m.group(3)
         want_text = "".join(map(chr, numbers(m.group(1)))) or " "
-        wide = _wide(char) and col + 1 < screen.cols and screen.cell(row, col + 1)[0] == ""
+        wide = is_wide(char) and col + 1 < screen.cols and screen.cell(row, col + 1)[0] == ""
         checks: dict[str, tuple[object, object]] = {
-            "text": (_nfc(want_text), _nfc(char or " ")),
+            "text": (nfc(want_text), nfc(char or " ")),
             "width": (int(m.group(2)), 2 if wide else 1),
             "bold": ("B" in attrs, style.bold),
             "underline": ("U" in attrs, style.underline),
@@ -1063,17 +1055,13 @@ KNOWN_GAPS: dict[str, str] = {
 }
 
 
-def _param(outcome: Outcome) -> object:
-    reason = EXPECTED_DEVIATIONS.get(outcome.id) or KNOWN_GAPS.get(outcome.id)
-    marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-    return pytest.param(outcome.id, id=outcome.id, marks=marks)
-
-
 COUNTED = [o for o in all_outcomes() if o.excluded is None]
 BY_ID = {o.id: o for o in COUNTED}
 
 
-@pytest.mark.parametrize("unit", [_param(o) for o in COUNTED])
+@pytest.mark.parametrize("unit", [
+    xfail_param(o.id, id=o.id, reason=EXPECTED_DEVIATIONS.get(o.id) or KNOWN_GAPS.get(o.id))
+    for o in COUNTED])
 def test_libvterm(unit: str) -> None:
     outcome = BY_ID[unit]
     assert not outcome.problems, (

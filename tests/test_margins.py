@@ -18,8 +18,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from functools import partial
 from pathlib import Path
 
+import helpers
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,24 +30,10 @@ import termsim
 from termsim import Region, Text
 from termsim.emulator import Terminal
 
-
-def feed(data: str, cols: int = 10, rows: int = 5) -> Terminal:
-    term = Terminal(cols, rows)
-    term.feed(data.encode())
-    return term
-
-
-def rows_of(term: Terminal) -> list[str]:
-    """The rows, without trailing blanks and blank rows at the bottom."""
-    rows = [line.rstrip() for line in term.screen.lines]
-    while rows and not rows[-1]:
-        rows.pop()
-    return rows
-
-
-def cursor(term: Terminal) -> tuple[int, int]:
-    c = term.screen.cursor
-    return c.row, c.col
+feed = partial(helpers.fed, cols=10, rows=5)
+#: The rows, without trailing blanks and blank rows at the bottom.
+rows_of = partial(helpers.rows_of, blank_bottom=False)
+cursor = helpers.cursor_of
 
 
 FILL = "".join(f"\x1b[{y + 1}H{chr(ord('a') + y) * 10}" for y in range(5))
@@ -179,7 +167,7 @@ def test_margins_whole_and_byte_at_a_time_agree(pieces: list[str]) -> None:
 def test_margin_streams_reach_the_margin_paths() -> None:
     """The property above is about margins: a stream of its pieces does
     scroll between them (else the comparison would be vacuous)."""
-    term = feed(FILL + LRMM + "\x1b[3;7s\x1b[5;4H" + "line of text\r\n" * 3, 12, 5)
+    term = feed(FILL + LRMM + "\x1b[3;7s\x1b[5;4H" + "line of text\r\n" * 3, cols=12, rows=5)
     assert term._screen.lr_margins == (2, 6)
     assert rows_of(term)[0].startswith("aa") and rows_of(term)[0] != "a" * 10
 

@@ -11,16 +11,16 @@ import re
 import shutil
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
+import helpers
 import pytest
 from conftest import program
 
 import termsim
 from termsim import Text
 from termsim.cli import main
-from termsim.emulator import Terminal
-from termsim.emulator.snapshot.snapshot import Snapshot
 from termsim.engine.playback import Playback
 from termsim.errors import RecordingError
 from termsim.recording.format import Recording
@@ -53,10 +53,7 @@ README_PICTURE = ROOT / "docs" / "boot-hang-failed.png"
 G = Geometry.at(1.0)
 
 
-def screen(data: bytes, cols: int = 24, rows: int = 8) -> Snapshot:
-    terminal = Terminal(cols, rows)
-    terminal.feed(data)
-    return terminal.screen
+screen = partial(helpers.screen, cols=24, rows=8)
 
 
 def pixels(png: bytes) -> object:

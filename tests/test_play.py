@@ -6,11 +6,11 @@ are restored, a smaller terminal is reported) are in ``test_cli.py``.
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 
 import pytest
 from conftest import examples
+from helpers import output_in_pieces
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,11 +38,7 @@ def _stream(recording: Recording) -> bytes:
 
 
 def _resplit(recording: Recording, cuts: list[int]) -> Recording:
-    data = _stream(recording)
-    points = sorted({0, *(c % (len(data) + 1) for c in cuts), len(data)})
-    events = [Output(float(i), data[a:b]) for i, (a, b) in enumerate(itertools.pairwise(points))
-              if b > a]
-    return Recording("split", recording.header, list(events), [0] * len(events), True, None, 0)
+    return output_in_pieces(_stream(recording), cuts, recording.header)
 
 
 IPYTHON = Recording.open(RECORDINGS / "ipython.tsr")

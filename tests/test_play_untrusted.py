@@ -22,7 +22,6 @@ keyboard flags or modifyOtherKeys: those are checked on a termsim
 from __future__ import annotations
 
 import base64
-import itertools
 import math
 import os
 import shlex
@@ -36,6 +35,7 @@ from pathlib import Path
 
 import pytest
 from conftest import PROGRAMS, examples
+from helpers import output_in_pieces
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tmux_pane import TmuxServer, tmux_available, tmux_server
@@ -330,11 +330,7 @@ def test_honest_drawing_is_kept_exactly(name: str) -> None:
 
 
 def _resplit(data: bytes, cuts: list[int]) -> Recording:
-    points = sorted({0, *(c % (len(data) + 1) for c in cuts), len(data)})
-    events: list[Event] = [Output(float(i), data[a:b])
-                           for i, (a, b) in enumerate(itertools.pairwise(points)) if b > a]
-    header = make_header(argv=["x"], cwd="/", cols=80, rows=24, env={})
-    return Recording("split", header, events, [0] * len(events), True, None, 0)
+    return output_in_pieces(data, cuts, make_header(argv=["x"], cwd="/", cols=80, rows=24, env={}))
 
 
 #: The hostile bytes, then drawing with controls inside sequences and C1 forms.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers import screen
 
 from termsim import (
     CursorAfter,
@@ -17,14 +18,6 @@ from termsim import (
     Text,
     as_predicate,
 )
-from termsim.emulator import Terminal
-
-
-def screen(data: bytes, cols: int = 20, rows: int = 5) -> Snapshot:
-    term = Terminal(cols, rows)
-    term.feed(data)
-    return term.screen
-
 
 #: Rows: "top line", "middle: ok", "", "", "state: sleeping", cursor after "❯ ".
 PROMPT = screen(

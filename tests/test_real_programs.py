@@ -68,8 +68,9 @@ async def test_ls_color_floods_coloured_lines_drawn_as_each_byte_would_draw_them
 ) -> None:
     """``ls --color`` writes a line per name, each in the colour of its kind:
     more lines than a screen, which termsim keeps as coloured text until
-    asked (``_styled.py``). What a test sees must be what feeding the same
-    bytes in reads too small for that path shows, cell by cell."""
+    asked (``termsim/emulator/screen/styled.py``). What a test sees must be
+    what feeding the same bytes in reads too small for that path shows,
+    cell by cell."""
     ls = needs("ls")
     listing = tmp_path / "listing"
     listing.mkdir()

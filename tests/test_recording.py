@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 
-import msgpack
 import pytest
+from helpers import file_record
 
 import termsim
 from termsim import RecordingError, Text
@@ -71,12 +70,6 @@ async def test_unwritable_recording_is_a_clear_error_at_spawn(tmp_path: Path) ->
             pass
 
 
-def record(obj: object) -> bytes:
-    """One record as the format has it: msgpack, then its CRC-32."""
-    packed = msgpack.packb(obj)
-    return packed + msgpack.packb(zlib.crc32(packed))
-
-
 def test_bad_files_say_where_and_why(tmp_path: Path) -> None:
     with pytest.raises(RecordingError, match=r"byte 0: not a termsim recording"):
         Recording.from_bytes(b"hello world")
@@ -90,19 +83,19 @@ def test_bad_files_say_where_and_why(tmp_path: Path) -> None:
     header = {"format": "termsim-recording", "version": [2, 0], "cols": 80, "rows": 24}
     unreadable = rf"byte {len(MAGIC)}: format version 2.x is not readable"
     with pytest.raises(RecordingError, match=unreadable):
-        Recording.from_bytes(MAGIC + record(header))
+        Recording.from_bytes(MAGIC + file_record(header))
     header["version"] = [1, 7]
     header["from-the-future"] = True
-    good = MAGIC + record(header) + record(["o", 10, b"hi"])
-    end = record(["e", 30, "closed"])
-    future = Recording.from_bytes(good + record(["zz", 20, 1]) + end)
+    good = MAGIC + file_record(header) + file_record(["o", 10, b"hi"])
+    end = file_record(["e", 30, "closed"])
+    future = Recording.from_bytes(good + file_record(["zz", 20, 1]) + end)
     assert future.complete and [type(e) for e in future.events] == [Output, Unrecognized, End]
     assert future.events[1] == Unrecognized(20e-6, "zz", (1,))
     assert future.header["from-the-future"] is True
 
     damaged_at = len(good)
     with pytest.raises(RecordingError, match=rf"byte {damaged_at}: damaged event"):
-        Recording.from_bytes(good + record({"not": "an event"}))
+        Recording.from_bytes(good + file_record({"not": "an event"}))
     with pytest.raises(RecordingError, match=rf"byte {damaged_at}: damaged data"):
         Recording.from_bytes(good + b"\xc1" + end)
     with pytest.raises(RecordingError, match=rf"byte {len(good + end)}: data after the end"):
@@ -110,7 +103,7 @@ def test_bad_files_say_where_and_why(tmp_path: Path) -> None:
     # A flipped byte inside a payload is still valid msgpack: the CRC catches it.
     flipped = bytearray(good + end)
     flipped[len(good) - 3] ^= 0x20
-    offset = len(MAGIC) + len(record(header))
+    offset = len(MAGIC) + len(file_record(header))
     with pytest.raises(RecordingError, match=rf"byte {offset}: damaged record \(its CRC-32"):
         Recording.from_bytes(bytes(flipped))
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import examples, program
+from helpers import screen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,9 +77,7 @@ def cut(data: bytes, points: list[int]) -> list[bytes]:
 
 
 def screen_text(data: bytes) -> str:
-    terminal = Terminal(80, 24)
-    terminal.feed(data)
-    return terminal.screen.text
+    return screen(data, 80, 24).text
 
 
 @st.composite

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+from functools import partial
 from pathlib import Path
 
+import helpers
 import pytest
 from helpers import sampled_screens
 from pyte.screens import Char
@@ -16,10 +18,7 @@ from termsim.emulator.snapshot.snapshot import Run, build_lines
 RECORDINGS = sorted((Path(__file__).resolve().parent.parent / "recordings").glob("*.tsr"))
 
 
-def screen(data: bytes, cols: int = 12, rows: int = 4) -> Snapshot:
-    term = Terminal(cols, rows)
-    term.feed(data)
-    return term.screen
+screen = partial(helpers.screen, cols=12, rows=4)
 
 
 # -- immutability ------------------------------------------------------------------

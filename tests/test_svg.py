@@ -7,8 +7,10 @@ from __future__ import annotations
 import html
 import inspect
 import xml.etree.ElementTree as ET
+from functools import partial
 from pathlib import Path
 
+import helpers
 import pytest
 from helpers import sampled_screens
 
@@ -45,10 +47,7 @@ RECORDINGS = sorted((ROOT / "recordings").glob("*.tsr"))
 NS = "{http://www.w3.org/2000/svg}"
 
 
-def screen(data: bytes, cols: int = 20, rows: int = 3) -> Snapshot:
-    terminal = Terminal(cols, rows)
-    terminal.feed(data)
-    return terminal.screen
+screen = partial(helpers.screen, cols=20, rows=3)
 
 
 def parse(svg: str) -> ET.Element:

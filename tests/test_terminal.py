@@ -232,7 +232,7 @@ def test_Query_unsupported_kind_is_logged_without_reply() -> None:
     assert row(term, 0) == "X"
 
 
-# -- the query table (termsim/_queries.py) ------------------------------------------
+# -- the query table (termsim/emulator/answers/queries.py) --------------------------
 
 #: One request of every kind termsim recognises.
 SAMPLE_REQUESTS: dict[str, bytes] = {

@@ -285,7 +285,7 @@ def _apply_sgr(style: PaneStyle, text: str) -> PaneStyle:
             bg, i = colour, j
             continue
         if code == 58 and i + 1 < len(params):  # underline colour: not compared
-            i += 3 if params[i + 1] == 5 else 6
+            i += 3 if params[i + 1] == 5 else 5  # 58;5;n or 58;2;r;g;b
             continue
         i += 1
     return PaneStyle(fg, bg, frozenset(attrs))

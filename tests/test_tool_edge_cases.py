@@ -10,24 +10,22 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
+import helpers
 import pytest
 
 import termsim
 from termsim import Regex, Text, WaitTimeout
 from termsim.cli import main
-from termsim.emulator import Terminal
 from termsim.engine.predicates import as_predicate
 from termsim.files import Playback, Recording
 
 PYTHON_REPL = [sys.executable, "-q", "-i"]
 
 
-def screen_of(data: bytes, cols: int = 20, rows: int = 4) -> termsim.Snapshot:
-    terminal = Terminal(cols=cols, rows=rows)
-    terminal.feed(data)
-    return terminal.screen
+screen_of = partial(helpers.screen, cols=20, rows=4)
 
 
 # -- 9: a pattern ending in a blank ------------------------------------------------------------
