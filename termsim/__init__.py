@@ -31,78 +31,10 @@ session is a stream of :mod:`termsim.events`, which all of them speak.
   ``files`` and ``emulator`` (its ``__init__``) for the others.
 """
 
-from .emulator.input.mouse import MouseOff
-from .emulator.signals.signals import (
-    BellRung,
-    ClipboardWrite,
-    Command,
-    DirectoryChange,
-    ImageSent,
-    NotificationSent,
-    ShellMark,
-    Signal,
-    Signals,
-    TitleChange,
-)
-from .emulator.snapshot.region import Region
-from .emulator.snapshot.snapshot import (
-    Cell,
-    Cursor,
-    LinkRun,
-    Match,
-    Modes,
-    Place,
-    Run,
-    Snapshot,
-    Style,
-)
-from .emulator.terminal.hygiene import Leftover
-from .emulator.terminal.terminal import Query
-from .engine.cursor_predicates import CursorAfter, CursorAt, InputReady
-from .engine.driver import Driver
-from .engine.failures import (
-    ProcessExited,
-    RecordingEnded,
-    ScreenMismatch,
-    Stalled,
-    TerminalLeftDirty,
-    WaitTimeout,
-)
-from .engine.predicates import Predicate, Quiet, Sequence, as_predicate
-from .engine.signal_predicates import (
-    Bell,
-    Clipboard,
-    CommandFinished,
-    Image,
-    Link,
-    Notification,
-    Title,
-)
-from .engine.source import Mark
-from .engine.text_predicates import Regex, Text
-from .errors import (
-    ArgumentError,
-    GoldenMissing,
-    RecordingError,
-    ReplayDivergence,
-    SessionClosed,
-    ShakeFailure,
-    TermsimError,
-    TermsimWarning,
-    UnknownKey,
-)
-from .live.session import Session
-from .live.spawning import spawn
-from .naming import publish
-from .offline.perturb import Perturbation
-from .offline.session import ReplaySession, replay
+import typing as _typing
 
 __version__ = "0.1.0"
 
-#: What a test author writes. The other audiences have modules of their own:
-#: :mod:`termsim.runner` (runners other than pytest), :mod:`termsim.files`
-#: (tools over recordings and reports), :mod:`termsim.emulator` (the
-#: terminal without a program). ``docs/api.md`` lists every name.
 __all__ = [
     "ArgumentError",
     "Bell",
@@ -168,9 +100,29 @@ __all__ = [
     "spawn",
 ]
 
-publish(globals(), __all__, __name__)
-del publish
 
-# The other audiences' modules, so that ``import termsim`` is enough to
-# reach ``termsim.files.Recording`` or ``termsim.runner.record_sessions``.
-from . import files, runner  # noqa: E402, F401
+#: The other audiences' modules, so that ``import termsim`` is enough to
+#: reach ``termsim.files.Recording`` or ``termsim.runner.record_sessions``.
+_AUDIENCES = ("files", "runner")
+
+if _typing.TYPE_CHECKING:  # what the names are, for type checkers; loaded below when asked for
+    from .surface import *
+
+
+def __getattr__(name: str) -> _typing.Any:
+    """Load the public names (``surface``) the first time one is asked for:
+    ``import termsim`` alone, or a command that needs none of them
+    (``termsim drive``), does not pay for every layer."""
+    import importlib
+
+    if name in _AUDIENCES:  # ``termsim.files.Recording`` after ``import termsim``
+        return importlib.import_module(f"termsim.{name}")
+    if name not in __all__:
+        raise AttributeError(f"module 'termsim' has no attribute {name!r}")
+    surface = importlib.import_module("termsim.surface")
+    globals().update((each, getattr(surface, each)) for each in surface.__all__)
+    return globals()[name]
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, *_AUDIENCES})

@@ -30,9 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .cli_common import UsageError, check_at, open_recording, say, time_asked
-from .engine.playback import Playback
 from .errors import RecordingError, TermsimError, describe_status
-from .report.info import write_info
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -196,12 +194,16 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     if args.format != "text":
         raise UsageError("--format goes with --steps")
+    from .engine.playback import Playback  # (each command imports what it needs)
+
     screen = Playback(recording).screen_at(time_asked(args, recording))
     say(screen.render() if args.frame else screen.text.rstrip("\n"))
     return 0
 
 
 def _info(args: argparse.Namespace) -> int:
+    from .report.info import write_info
+
     recording = open_recording(args.file)
     report = io.StringIO()
     write_info(recording, report)

@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import pytest_fixtures
+from . import pytest_fixtures, surface  # noqa: F401  (surface: errors under their public names)
 from .engine import settings
 from .engine.settings import golden_screens, record_sessions
 from .errors import RecordingError, TermsimError

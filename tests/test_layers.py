@@ -45,7 +45,7 @@ LAYERS: dict[str, set[str]] = {
     "drive": {"errors", "events", "emulator", "recording", "engine", "live", "codegen"},
 }
 EDGES = {"__init__", "__main__", "cli", "cli_common", "cli_export", "pytest_plugin",
-         "pytest_fixtures", "runner", "files"}
+         "pytest_fixtures", "runner", "files", "surface"}
 
 #: Inside the emulator, the same rule by concern, lowest first: the
 #: terminals it can play, reading bytes, the screen, signals, snapshots,

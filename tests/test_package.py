@@ -137,3 +137,22 @@ def test_each_signal_predicate_and_the_value_it_waits_for_share_their_first_word
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     for orphan in values - set(pairs.values()):
         assert f"`{orphan}`" in readme, orphan
+
+
+def test_import_termsim_and_the_drive_commands_load_no_layer_they_do_not_use() -> None:
+    """``import termsim`` is cheap and ``termsim drive``'s steps (one process
+    each, hundreds in an agent's session) start in a fraction of the time:
+    the public names come in when first used, with the public module."""
+    code = (
+        "import sys, termsim, termsim.cli, termsim.drive.cli, termsim.drive.client\n"
+        "heavy = ('termsim.engine', 'termsim.offline', 'termsim.report', 'termsim.codegen',"
+        " 'termsim.emulator.screen', 'termsim.emulator.terminal.', 'termsim.live.session')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+        "print(termsim.WaitTimeout.__module__, termsim.Text.__module__,"
+        " 'termsim.engine.engine' in sys.modules, termsim.files.Recording.__module__)\n"
+        "from termsim.emulator import Terminal\n"
+        "print(Terminal.__module__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.splitlines()
+    assert out == ["[]", "termsim termsim True termsim.files", "termsim.emulator"]

@@ -26,15 +26,15 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import anyio
+from typing import TYPE_CHECKING, Any
 
 from ..errors import TermsimWarning
-from .daemon import REAPER_WAIT, Reaper
 from .paths import RECORD_DIR
 from .reaper import MARKER
-from .service import Sessions
+
+if TYPE_CHECKING:  # (loaded when the server runs: ``termsim --help`` needs only ``add_parser``)
+    from .daemon import Reaper
+    from .service import Sessions
 
 INSTALL = "pip install 'termsim[mcp]'"
 
@@ -99,7 +99,7 @@ def _result(answer: dict[str, Any]) -> Any:
     })
 
 
-def _register(app: Any, sessions: Sessions) -> None:
+def _register(app: Any, sessions: "Sessions") -> None:
     """The tools, each a verb of :class:`Sessions` (the same JSON answers)."""
     result_type = importlib.import_module("mcp.types").CallToolResult
 
@@ -202,11 +202,15 @@ def _register(app: Any, sessions: Sessions) -> None:
                           "test": _absolute(test) if test else None})
 
 
-async def serve(reaper: Reaper | None = None, token: str = "") -> None:
+async def serve(reaper: "Reaper | None" = None, token: str = "") -> None:
     """Serve the tools over stdio until the client closes it (or a SIGTERM,
     SIGHUP or SIGINT comes), then end the sessions (their recordings close).
     ``reaper``: told of each program, as the daemon's is, so that a server
     killed with SIGKILL leaves no program behind either."""
+    import anyio
+
+    from .service import Sessions
+
     server = _server_class()
     warnings.simplefilter("ignore", TermsimWarning)  # in the answers instead
     app = server(name="termsim", instructions=INSTRUCTIONS)
@@ -235,6 +239,10 @@ async def serve(reaper: Reaper | None = None, token: str = "") -> None:
 
 def run(args: Any = None) -> int:
     """``termsim mcp`` (and ``python -m termsim.drive.mcp``)."""
+    import anyio
+
+    from .daemon import REAPER_WAIT, Reaper
+
     try:
         _server_class()
     except MissingSDK as exc:

@@ -22,13 +22,38 @@ this package's top level is the supported API; the modules in it are
 internal. Test code imports from :mod:`termsim`.
 """
 
-from ..naming import publish
-from .input.keys import key_bytes
-from .terminal.terminal import QUERY_KINDS, Policy, Terminal
-from .terminals.emulation import Emulation
-from .terminals.profiles import PROFILES, Profile
+import typing as _typing
 
 __all__ = ["PROFILES", "QUERY_KINDS", "Emulation", "Policy", "Profile", "Terminal", "key_bytes"]
 
-publish(globals(), __all__, __name__)
-del publish
+#: Where each name lives: loaded when first asked for, so that a module
+#: that needs one corner of the emulator (``printable``, say, for a
+#: command's output) does not load all of it.
+_HOMES = {"PROFILES": "terminals.profiles", "Profile": "terminals.profiles",
+          "QUERY_KINDS": "terminal.terminal", "Policy": "terminal.terminal",
+          "Terminal": "terminal.terminal", "Emulation": "terminals.emulation",
+          "key_bytes": "input.keys"}
+
+if _typing.TYPE_CHECKING:
+    from .input.keys import key_bytes
+    from .terminal.terminal import QUERY_KINDS, Policy, Terminal
+    from .terminals.emulation import Emulation
+    from .terminals.profiles import PROFILES, Profile
+
+
+def __getattr__(name: str) -> _typing.Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'termsim.emulator' has no attribute {name!r}")
+    import importlib
+
+    from ..naming import publish
+
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    publish(globals(), [name], __name__)
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
