@@ -113,6 +113,10 @@ CASES: dict[str, tuple[tuple[int, int, bytes], tuple[int, int], tuple[str, ...] 
         (5, 2, b"\x1b[2;3H\x1b7\x1b[H\x1b[?1049l"), (1, 2), None, None),
     "?1049h clears in the current background": (
         (3, 1, b"a\x1b[106m\x1b[?1049h\xe4\xb8\xad"), (0, 2), None, None),
+    "?6;1048h homes before it saves": (
+        (5, 3, b"\x1b[2;3H\x1b[?6;1048h\x1b[?6l\x1b[3;4H\x1b[?1048l"), (0, 0), None, None),
+    "?6;1049h homes before it saves": (
+        (5, 3, b"\x1b[2;3H\x1b[?6;1049h\x1b[?6l\x1b[3;4H\x1b[?1049l"), (0, 0), None, None),
     "?1049h/l round trip": ((5, 2, b"\x1b[2;3H\x1b[?1049hx\x1b[?1049l"), (1, 2), None, None),
     "DECSTR keeps strikethrough": ((2, 1, b"\x1b[9m\x1b[!pa"), (0, 1), ("a",), None),
     "DECSTR saves the cursor home": (
