@@ -456,13 +456,6 @@ def _mark_without_a_character(program: Program) -> bool:
         is not None for i, c in enumerate(text))
 
 
-def _several_modes_with_an_action(program: Program) -> bool:
-    """SM/RM private with several modes, one of them an action termsim
-    carries out first (the alternate screen, saving the cursor, DECLRMM)."""
-    return any(t.final in "hl" and t.private == "?" and len(t.params) > 1
-               and {47, 69, 1047, 1048, 1049} & set(t.params) for t in _csis(program))
-
-
 def _only_blanks_look(comparison: Comparison) -> bool:
     """Only the looks of blank cells differ."""
     if comparison.aspects != ("attributes",):
@@ -517,14 +510,6 @@ KINDS: tuple[Kind, ...] = (
          "(emoji-variation-sequences.txt), as Unicode has it",
          "src/unicode/grapheme.zig graphemeWidthEffect: !emoji_vs_base -> .ignore",
          _vs16_widens_a_non_emoji, (5, 1, "a\ufe0fx".encode()), bug=True),
-    Kind("modes-in-one-sequence-out-of-order",
-         "termsim bug: SM/RM with several private modes carries out the actions among "
-         "them (the alternate screen, 1048's cursor save, DECLRMM) before setting the "
-         "others, so ?6;1048h saves the cursor before origin mode is on; Ghostty and "
-         "xterm take the modes in order",
-         "src/terminal/stream.zig csiDispatch 'h'/'l': one mode at a time, in order "
-         "(termsim: termsim/emulator/screen/modes.py ModeOps.set_mode)",
-         _several_modes_with_an_action, (3, 2, b"\x1b[?6;1048h\x1b8"), bug=True),
     Kind("selective-erase-splits-a-wide-character",
          "termsim bug (xterm oracle's P10): DECSEL/DECSED (CSI ? K, CSI ? J) over one "
          "half of a two-column character blanks both halves in Ghostty, as in xterm; "

@@ -436,3 +436,17 @@ def test_1049_ends_a_pending_wrap_as_xterms_clear_does() -> None:
     assert screen(b"ab\x1b[?1049hc", 2, 1) == [" c"]
     assert screen(b"ab\x1b[?1047hc", 2, 1) == ["c"]
     assert screen(b"ab\x1b[?1049hc\x1b[?1049ld", 2, 2) == ["ab", "d"]
+
+
+# -- found by libghostty (issue 37) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("switch", [b"\x1b[?6;1048h", b"\x1b[?6;1049h"])
+def test_private_modes_in_one_sequence_take_effect_in_their_order(switch: bytes) -> None:
+    """``?6`` first homes the cursor, then 1048/1049 saves it there with
+    origin mode on (xterm's dpmodes walks its parameters in order): the
+    restore brings both back. termsim saved first, then set origin mode."""
+    restore = switch.replace(b"6;", b"").replace(b"h", b"l")
+    term, _ = feed_split(b"\x1b[2;3H" + switch + b"\x1b[?6l\x1b[3;4H" + restore, 5, 3)
+    assert (term.screen.cursor.row, term.screen.cursor.col) == (0, 0)
+    assert term.feed(b"\x1b[?6$p") == b"\x1b[?6;1$y"  # origin mode, restored

@@ -332,22 +332,42 @@ class Xterm:
 
     # -- running programs --------------------------------------------------------------
 
-    def run(self, cols: int, rows: int, data: bytes) -> XtermScreen:
+    def run(self, cols: int, rows: int, data: bytes,
+            pauses: Sequence[int] = ()) -> XtermScreen:
         """What xterm shows after ``data`` (then ``CLOSE``) on a fresh
-        ``cols`` x ``rows`` screen."""
+        ``cols`` x ``rows`` screen. At each offset in ``pauses`` xterm is
+        made to read everything before it, and go idle, before the rest is
+        written (see :meth:`_pause`)."""
         self.runs += 1
         self._write(CLOSE)
         self._resize(cols, rows)
         nonce = uuid.uuid4().hex.encode()
         queries = b"".join(f"\x1b[{private}{mode}$p".encode() for private, mode in _MODE_QUERIES)
         end = b"\x1b]l" + nonce + b"\x1b\\"
-        self._write(_RESET + data + CLOSE + b"\x1b[6n" + queries
+        start = 0
+        for offset in sorted(pauses):
+            self._write((_RESET if not start else b"") + data[start:offset])
+            self._pause()
+            start = offset
+        self._write((_RESET if not start else b"") + data[start:] + CLOSE + b"\x1b[6n" + queries
                     + b"\x1bP$qr\x1b\\\x1bP$qs\x1b\\\x1b[18t" + b"\x1b[0i"
                     + b"\x1b]2;" + nonce + b"\x07\x1b[21t")
         answers = self._read_until(self._tty, end, "the answers after a program",
                                    also=(self._printed, _FORM_FEED))
         page = self._read_until(self._printed, _FORM_FEED, "the printed screen")
         return self._screen(cols, rows, answers, page)
+
+    def _pause(self) -> None:
+        """Wait until xterm has read and carried out all it was sent: it
+        answers DSR (``CSI 5 n``, which changes nothing on the screen) only
+        once it has parsed what came before, and having no input left it
+        then goes through its idle work (charproc.c ``in_put``:
+        ``update_the_screen``, which flushes a pending jump scroll) before
+        it reads again. So a program's effect cannot depend on where
+        xterm's reads happen to split it: how the pty delivers one write
+        is up to timing."""
+        self._write(b"\x1b[5n")
+        self._read_until(self._tty, b"\x1b[0n", "the answer to DSR (a pause)")
 
     def _resize(self, cols: int, rows: int) -> None:
         if self._size == (cols, rows):
@@ -617,11 +637,12 @@ class Comparison:
 XTERM_WAY = Emulation()
 
 
-def compare(xterm: Xterm, program: Program) -> Comparison:
+def compare(xterm: Xterm, program: Program, pauses: Sequence[int] = ()) -> Comparison:
     """``program`` in a fresh termsim Terminal (the xterm profile's emulation:
-    ``Emulation()``, not the tmux differential's default) and in ``xterm``."""
+    ``Emulation()``, not the tmux differential's default) and in ``xterm``
+    (``pauses``: :meth:`Xterm.run`)."""
     ours = termsim_view(program, XTERM_WAY)
-    theirs = xterm_view(xterm.run(program.cols, program.rows, program.data))
+    theirs = xterm_view(xterm.run(program.cols, program.rows, program.data, pauses))
     return Comparison(program, ours, theirs, differences(ours, theirs))
 
 
@@ -758,7 +779,14 @@ KINDS: tuple[Kind, ...] = (
          "character of its own; termsim joins it to the cell before or drops it",
          "charproc.c doparsing, the combining-character block (char_was_written, "
          "getXtermCell >= ' ')", None,
-         _mark_first, (5, 1, b"\x1b[T\xef\xb8\x8f")),
+         # Not after a scroll (the example was CSI T, U+FE0F on one row):
+         # xterm drew the mark on its own in the row the scroll brought in
+         # only when it read the mark in the same read as the scroll; when
+         # it went idle in between (charproc.c in_put: update_the_screen,
+         # FlushScroll) the mark vanished, as it does on the cell a reset
+         # cleared (not traced further: screen.c is not read), so the
+         # example showed no difference on some runs.
+         _mark_first, (5, 1, b"ab\r\xcc\x81")),
     Kind("rep-after-a-whole-non-character",
          "REP after a sequence of bytes read whole that is no character (an overlong "
          "form, a code point past U+10FFFF) repeats nothing in xterm; termsim, which "

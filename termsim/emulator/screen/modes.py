@@ -45,6 +45,12 @@ class ModeOps(MarginOps):
 
     def set_mode(self, *modes: int, **kwargs: Any) -> None:
         private = kwargs.get("private", False)
+        if private and len(modes) > 1:
+            # One at a time, in the order given, as xterm's dpmodes: ?6;1049h
+            # homes the cursor before 1049 saves it.
+            for mode in modes:
+                self.set_mode(mode, **kwargs)
+            return
         if private:
             for mode in modes:
                 if mode << 5 in _ALT_MODES:
@@ -62,6 +68,10 @@ class ModeOps(MarginOps):
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
         private = kwargs.get("private", False)
+        if private and len(modes) > 1:
+            for mode in modes:  # in order, as set_mode
+                self.reset_mode(mode, **kwargs)
+            return
         if private:
             for mode in modes:
                 if mode << 5 in _ALT_MODES:
