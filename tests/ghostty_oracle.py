@@ -395,22 +395,6 @@ def _wide(c: str) -> bool:
     return _ghostty_width(c)[1] == 2
 
 
-def _vs16_widens_a_non_emoji(program: Program) -> bool:
-    """A narrow character and VS16 that Ghostty does not take for an emoji
-    variation sequence (the selector is ignored, the width stays 1)."""
-    text = _text(program)
-    return any(b == "\ufe0f" and _glibc_width(a) == 1 and _ghostty_width(a + b)[1] == 1
-               for a, b in pairwise(text))
-
-
-def _zwj_joins_a_non_pictograph(program: Program) -> bool:
-    """A ZWJ with a character after it, one of the two no pictograph (UAX
-    #29 GB11 joins only Extended_Pictographic Extend* ZWJ x Extended_Pictographic)."""
-    text = _text(program)
-    return any(text[i] == "\u200d" and _ghostty_width(text[i - 1:i + 2])[0] < 3
-               for i in range(1, len(text) - 1))
-
-
 def _spacer_heads(comparison: Comparison) -> bool:
     """What differs is the last column of rows, a blank in Ghostty (a
     spacer head): termsim has a character there, or no cell at all."""
@@ -497,19 +481,6 @@ KINDS: tuple[Kind, ...] = (
          "src/terminal/stream.zig csiDispatch: a final other than m with a colon "
          "separator is logged and dropped",
          _XTERM_KINDS["colon-outside-sgr-ignored"].matches, (5, 1, b"\x1b[3:1Cx"), bug=True),
-    Kind("zwj-joins-any-character",
-         "termsim bug: with graphemes on, a ZWJ joins the next character to the cell "
-         "whatever the two are; Ghostty, as UAX #29 (GB11), joins only a pictograph "
-         "to a pictograph, so 'a', ZWJ, an emoji are two cells (xterm does not cluster)",
-         "src/terminal/Terminal.zig print -> src/unicode/grapheme.zig graphemeBreak "
-         "(uucode's UAX #29 state machine)",
-         _zwj_joins_a_non_pictograph, (5, 1, "a\u200d\U0001f600x".encode()), bug=True),
-    Kind("vs16-widens-any-character",
-         "termsim bug: with graphemes on, VS16 makes any narrow character two columns "
-         "wide; Ghostty ignores VS16 after a character with no emoji variation sequence "
-         "(emoji-variation-sequences.txt), as Unicode has it",
-         "src/unicode/grapheme.zig graphemeWidthEffect: !emoji_vs_base -> .ignore",
-         _vs16_widens_a_non_emoji, (5, 1, "a\ufe0fx".encode()), bug=True),
     Kind("selective-erase-splits-a-wide-character",
          "termsim bug (xterm oracle's P10): DECSEL/DECSED (CSI ? K, CSI ? J) over one "
          "half of a two-column character blanks both halves in Ghostty, as in xterm; "

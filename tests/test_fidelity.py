@@ -254,6 +254,29 @@ def test_graphemes_draws_a_cluster_in_one_cell(
     assert clustered_term.screen.cell(0, 0).char == unicodedata.normalize("NFC", text)
 
 
+@pytest.mark.parametrize(("text", "cursor", "cells"), [
+    # A ZWJ joins only a pictograph to a pictograph (UAX #29 GB11).
+    ("a\u200d\U0001f600x", 4, ["a\u200d", "\U0001f600", "", "x"]),
+    ("\U0001f600\u200da", 3, ["\U0001f600\u200d", "", "a"]),
+    ("\u2764\ufe0f\u200d\U0001f525x", 3, ["\u2764\ufe0f\u200d\U0001f525", "", "x"]),
+    # VS16 widens only a character with an emoji variation sequence.
+    ("a\ufe0fx", 2, ["a\ufe0f", "x"]),
+    ("\u2603\ufe0fx", 3, ["\u2603\ufe0f", "", "x"]),  # a snowman: Emoji=Yes
+    ("1\ufe0fx", 3, ["1\ufe0f", "", "x"]),  # a keycap base
+])
+def test_graphemes_join_and_widen_only_what_unicode_says(
+    text: str, cursor: int, cells: list[str],
+) -> None:
+    """Found by libghostty (``tests/ghostty_oracle.py``): with clusters on,
+    a ZWJ joined any next character into the cell, and VS16 widened any
+    narrow character. xterm draws no clusters; Ghostty and kitty follow
+    Unicode's rules, which these are."""
+    term = Terminal(10, 1, emulation=Emulation(graphemes=True))
+    term.feed(text.encode())
+    assert term.screen.cursor.col == cursor
+    assert [term.screen.cell(0, x).char for x in range(len(cells))] == cells
+
+
 @pytest.mark.parametrize(("graphemes", "answer"), [(True, b"3"), (False, b"4")])
 def test_DECRQM_2027_says_whether_clusters_are_drawn(graphemes: bool, answer: bytes) -> None:
     term = Terminal(20, 1, emulation=Emulation(graphemes=graphemes))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 
+import regex
 from pyte.screens import Char, StaticDefaultDict
 from wcwidth import wcwidth
 
@@ -84,7 +85,11 @@ class MarkOps(CharsetOps):
             return False
         text = cell.data
         joins = (
-            text[-1] == ZWJ  # the next character joins the cluster
+            # A ZWJ joins a pictograph to a pictograph (UAX #29 GB11:
+            # ExtPict Extend* ZWJ x ExtPict), nothing else: "a", ZWJ, an
+            # emoji are two cells, as in Ghostty.
+            (text[-1] == ZWJ and PICTOGRAPH.match(char) is not None
+             and PICTOGRAPH.match(text) is not None)
             or "\U0001f3fb" <= char <= "\U0001f3ff"  # skin tone
             or (is_regional(char) and len(text) == 1 and is_regional(text))
             or char in "\ufe0e\ufe0f"
@@ -98,8 +103,13 @@ class MarkOps(CharsetOps):
         forget(line)
         self.last_char = text + char
         self.dirty.add(y)
-        if char == "\ufe0f" and wcwidth(text[0]) == 1 and x + 1 < self.columns:
-            # Emoji presentation: the character takes two columns.
+        if char == "\ufe0f" and wcwidth(text[0]) == 1 and x + 1 < self.columns \
+                and EMOJI.match(text) is not None:
+            # Emoji presentation: the character takes two columns. Only a
+            # character with an emoji variation sequence has one (a narrow
+            # Emoji=Yes character: emoji-variation-sequences.txt lists those,
+            # digits and # for keycaps included); after any other, VS16 is
+            # kept in the cell and changes nothing, as Ghostty has it.
             self._unsplit(line, x + 1, left=False)
             line[x + 1] = new_tuple(type(cell), ("", *cell[1:]))
             self.cursor.x = min(x + 2, self.columns)
@@ -180,6 +190,11 @@ class _MarkTable(dict[str, bool]):
 
 MARKS = _MarkTable()
 
+
+#: Extended_Pictographic (UAX #29), which ZWJ joins to one before it.
+PICTOGRAPH = regex.compile(r"\p{Extended_Pictographic}")
+#: Emoji=Yes: a narrow one has an emoji presentation VS16 asks for.
+EMOJI = regex.compile(r"\p{Emoji}")
 
 #: What may extend a cluster whatever the cluster ends with (a skin tone, a
 #: regional indicator, a variation selector): the others only after a ZWJ
