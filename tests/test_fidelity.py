@@ -235,7 +235,8 @@ FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # man ZWJ woman ZWJ girl
     ("text", "clustered", "per_code_point"),
     [
         (FAMILY, 2, 6),
-        ("\U0001f1eb\U0001f1f7", 2, 4),  # a flag: two regional indicators
+        # A flag: two regional indicators, each one column alone (xterm).
+        ("\U0001f1eb\U0001f1f7", 2, 2),
         ("\U0001f44d\U0001f3fd", 2, 4),  # thumbs up, a skin tone
         ("\u2764\ufe0f", 2, 1),  # VS16: emoji presentation, two columns
         ("e\u0301", 1, 1),  # a combining mark: one cell either way

@@ -762,11 +762,6 @@ KINDS: tuple[Kind, ...] = (
          "leaves another number of characters in the last row",
          "charproc.c CASE_REP: a loop of dotext for the whole count", "P5",
          _rep_past_screen, (3, 1, b"a\x1b[100b")),
-    Kind("regional-indicator-width",
-         "regional indicators (flags) are one column each in xterm (the system's "
-         "wcwidth); termsim gives each two",
-         "charproc.c CharWidth -> systemWcwidth (mkWidth off), glibc: width 1", "P7",
-         lambda p: _text_with(p, _regional), (5, 1, "\U0001F1EB\U0001F1F7x".encode())),
     Kind("non-ascii-inside-a-sequence",
          "a character beyond ASCII inside an escape or control sequence: xterm drops it "
          "and, for a zero-width one, goes on with the sequence; termsim ends the "

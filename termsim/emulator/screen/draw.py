@@ -32,6 +32,7 @@ from .cells import (
     TextRow,
     forget,
     is_narrow,
+    is_regional,
     new_tuple,
     replaced,
 )
@@ -309,7 +310,10 @@ class DrawOps(MarkOps):
                     and self._extends_cluster(char)):
                 after_zwj = char == ZWJ
                 continue
-            width = wcwidth(char)
+            # A regional indicator alone is one column, as the system's
+            # wcwidth has it and xterm draws it (a flag is two); with
+            # clusters on, the pair is one cell two columns wide.
+            width = 1 if not graphemes and is_regional(char) else wcwidth(char)
             if width <= 0:
                 if unicodedata.combining(char) or width == 0:
                     marks.append(char)

@@ -28,10 +28,12 @@ class Emulation:
     ``graphemes``: draw each grapheme cluster in one cell, as terminals
     with mode 2027 do (kitty, WezTerm, foot, contour, Ghostty): a ZWJ emoji
     family, a flag (two regional indicators) or an emoji with a skin tone is
-    one two-column character, and VS16 makes a text character two columns
-    wide. Off by default, as in xterm, VTE and tmux, which give each code
-    point its own width (a family is then 8 columns). DECRQM 2027 reports it
-    as permanently set.
+    one two-column character, and VS16 makes a text character with an
+    emoji presentation two columns wide. Off by default, as in xterm, VTE
+    and tmux, which give each code point its own width (a family is then 8
+    columns, a flag 2: a regional indicator alone is one column, as the
+    system's wcwidth and xterm have it). DECRQM 2027 reports it as
+    permanently set.
 
     ``reflow``: when the width changes, rejoin the rows that text wrapped
     across and cut them anew, as tmux, VTE, kitty, alacritty and iTerm2 do
