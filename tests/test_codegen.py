@@ -145,18 +145,45 @@ async def _repl_turns(term: termsim.Driver) -> None:
     await term.wait_exit()
 
 
-def test_the_example_repl_s_generated_test_passes_and_fails_when_the_boot_hangs(
-    pytester: pytest.Pytester, repl_home: dict[str, str], monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-) -> None:
+@pytest.fixture(scope="module")
+def repl_recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One recording of the example REPL's turns, in a HOME as ``repl_home``
+    makes, and the test made from it: shared by the tests that run that
+    test (as one test, all of it took 11 s; xdist spreads these)."""
     import anyio
 
-    recording = tmp_path / "repl.tsr"
-    anyio.run(recorded, EXAMPLE, recording, _repl_turns)
+    folder = tmp_path_factory.mktemp("repl")
+    with pytest.MonkeyPatch.context() as env:
+        config = folder / "home" / ".config" / "agent-repl"
+        config.mkdir(parents=True)
+        (config / "config.json").write_text('{"theme": "dark"}')
+        env.setenv("HOME", str(folder / "home"))
+        env.setenv("AGENT_REPL_BOOT_SECONDS", "0.1")
+        for name in list(os.environ):
+            if name.startswith(("XDG_", "PROMPT_TOOLKIT_")) or name == "AGENT_REPL_BOOT_HANG":
+                env.delenv(name)
+        recording = folder / "repl.tsr"
+        anyio.run(recorded, EXAMPLE, recording, _repl_turns)
+    return recording, generate(str(recording))
+
+
+def test_the_example_repl_s_generated_test_passes(
+    pytester: pytest.Pytester, repl_home: dict[str, str],
+    repl_recording: tuple[Path, str],
+) -> None:
+    recording, made = repl_recording
     source = _check_generated(pytester, recording)
+    assert source == made
     assert 'Text("state: working", region=Region.row(-1))' in source  # shown on the way
     assert "assistant: done (9 chars)" in source
+
+
+def test_the_example_repl_s_generated_test_fails_when_the_boot_hangs(
+    pytester: pytest.Pytester, repl_home: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+    repl_recording: tuple[Path, str],
+) -> None:
     # A boot that hangs: the live test fails with termsim's message.
+    _, source = repl_recording
     monkeypatch.setenv("AGENT_REPL_BOOT_HANG", "1")
     assert "timeout=30" in source  # the program's start may be slow
     pytester.makepyfile(test_generated=source.replace("timeout=30", "timeout=2", 1))

@@ -114,27 +114,58 @@ def _run_live(pytester: pytest.Pytester, source: str) -> pytest.RunResult:
     return pytester.runpytest(*OPTIONS, "-k", "asyncio")
 
 
-def test_an_ink_app_s_test_awaits_the_reply_and_fails_without_it(
-    pytester: pytest.Pytester, tmp_path: Path, model: ModelServer,
+@pytest.fixture(scope="module")
+def ink_recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One recording of the ink app's session (against a model server of its
+    own) and the test made from it, shared by the tests that run that test
+    (one whole test of all of it took 25 s; xdist spreads these)."""
+    server = ModelServer()
+    server.thread.start()
+    recording = tmp_path_factory.mktemp("ink") / "ink.tsr"
+    try:
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("INKAPP_MODEL_URL", server.url)
+            env.setenv("INKAPP_SETTLE", "0")
+            anyio.run(recorded, program("inkapp.py"), recording, _ink_session)
+    finally:
+        server.http.shutdown()
+        server.http.server_close()
+        server.thread.join(10)
+    return recording, generate(str(recording))
+
+
+def test_an_ink_app_s_test_awaits_the_reply(
+    pytester: pytest.Pytester, ink_recording: tuple[Path, str], model: ModelServer,
 ) -> None:
-    recording = tmp_path / "ink.tsr"
-    anyio.run(recorded, program("inkapp.py"), recording, _ink_session)
+    recording, made = ink_recording
     source = _check_generated(pytester, recording)
-    # The status line, its clock ticking, and the footer are on the screen
-    # whatever the model says (in the same rows for another reply of as
-    # many lines): a reply that is another, or none, fails.
-    for reply in ("I cannot help with that.\nTry another question.", ""):
-        model.reply = reply
-        result = _run_live(pytester, source)
-        assert result.ret != 0, source
-        result.assert_outcomes(failed=1)
-        result.stdout.fnmatch_lines([f"*WaitTimeout: timed out after * waiting for text "
-                                     f"{REPLY_END!r} in row *", "*● careful · /effort ·*"])
+    assert source == made
     # What each input changed, none of it on the screen before the input.
     assert f'Text("{REPLY_END}", region=Region.row(3))' in source
     assert 'Text("❯ 1. fast", region=Region.row(1))' in source  # not the row it left
     assert 'Text("Press Ctrl-C again to exit", region=Region.row(9))' in source
     assert "? for shortcuts\", region=Region.row(9)" not in source  # the footer, moved
+
+
+@pytest.mark.parametrize("reply", ["I cannot help with that.\nTry another question.", ""],
+                         ids=["another-reply", "no-reply"])
+def test_an_ink_app_s_test_fails_without_the_reply(
+    pytester: pytest.Pytester, ink_recording: tuple[Path, str], model: ModelServer,
+    reply: str,
+) -> None:
+    # The status line, its clock ticking, and the footer are on the screen
+    # whatever the model says (in the same rows for another reply of as
+    # many lines): a reply that is another, or none, fails.
+    _, source = ink_recording
+    model.reply = reply
+    # The wait for the reply can only time out here: 2 s, not 10, say so.
+    wait = f'Text("{REPLY_END}", region=Region.row(3)), since=mark)'
+    assert source.count(wait) == 1, source
+    result = _run_live(pytester, source.replace(wait, wait[:-1] + ", timeout=2)"))
+    assert result.ret != 0, source
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"*WaitTimeout: timed out after * waiting for text "
+                                 f"{REPLY_END!r} in row *", "*● careful · /effort ·*"])
 
 
 def test_keys_the_program_drops_while_it_starts_wait_for_it_to_settle(
@@ -167,7 +198,11 @@ def test_keys_the_program_drops_while_it_starts_wait_for_it_to_settle(
     assert settle is not None and settle.end() <= first_key, source
     # It is what makes the test pass: without it, the first key is lost.
     without = source[:settle.start()] + "pass\n" + source[settle.end():]
-    result = _run_live(pytester, without)
+    # The wait after that key can only time out then: 2 s, not 10, say so.
+    lost = re.compile(r'(await term\.press\("down"\)\n\s*await term\.wait_for\(Text\("❯ 2\. '
+                      r'careful"[^\n]*since=mark)\)')
+    assert lost.search(without) is not None, without
+    result = _run_live(pytester, lost.sub(r"\1, timeout=2)", without, count=1))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*WaitTimeout: timed out after * waiting for text "
                                  "'❯ 2. careful'*"])
