@@ -35,10 +35,11 @@ from termsim.emulator.screen import draw as screen_draw
 from termsim.emulator.screen.cells import MAX_GLYPHS
 from termsim.emulator.screen.marks import MAX_CLUSTER, MAX_MARKS
 from termsim.emulator.screen.palette import PALETTE_SIZE
+from termsim.emulator.screen.screen import TITLE_STACK
 from termsim.emulator.signals import signals
 from termsim.emulator.signals.log import MAX_NOTE, MAX_PENDING_NOTES
 from termsim.emulator.signals.signals import KEPT
-from termsim.emulator.terminal.dispatch import MAX_LINK, MAX_LINK_ID, TITLE_STACK
+from termsim.emulator.terminal.dispatch import MAX_LINK, MAX_LINK_ID
 from termsim.emulator.terminal.dispatch_memo import MAX_KEPT_KEY
 from termsim.events import UnknownSequences
 from termsim.report.names import named

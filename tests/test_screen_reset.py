@@ -13,10 +13,12 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pyte
 
+import termsim.emulator
 from termsim.emulator import Terminal
 from termsim.emulator.screen.state import ScreenState
 
@@ -89,3 +91,29 @@ def test_every_field_is_declared_in_one_place() -> None:
     used = Terminal(20, 5)
     used.feed(STREAM)
     assert set(vars(used._screen)) == set(vars(screen))
+
+
+def test_the_terminal_acts_on_its_screen_through_methods() -> None:
+    """The modules above the screen (the dispatcher, the terminal, the
+    answers, snapshots) never assign a field of it: each change is a method
+    of the screen, which owns its state (``s.x = ...`` once reached into it
+    from the dispatcher, and the terminal pushed seven fields in)."""
+    root = Path(termsim.emulator.__file__).parent
+    found = []
+    for package in ("terminal", "answers", "snapshot", "input", "signals"):
+        for path in sorted((root / package).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                targets = (node.targets if isinstance(node, ast.Assign)
+                           else [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign)
+                           else [])
+                for target in targets:
+                    if isinstance(target, ast.Attribute) and _names_the_screen(target.value):
+                        found.append(f"{package}/{path.name}:{node.lineno}: {ast.unparse(target)}")
+    assert found == []
+
+
+def _names_the_screen(value: ast.expr) -> bool:
+    """``s``, ``screen``, ``self.s``, ``self._screen`` (how these modules name it)."""
+    if isinstance(value, ast.Name):
+        return value.id in ("s", "screen")
+    return isinstance(value, ast.Attribute) and value.attr in ("s", "_screen", "screen")

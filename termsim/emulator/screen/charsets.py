@@ -46,6 +46,14 @@ class CharsetOps(ScreenState):
                  self.g3_charset)[self.charset]
         return data if table is LAT1 else data.translate(table)
 
+    def lock_shift(self, g: int) -> None:
+        """LS2, LS3 (``ESC n``, ``ESC o``): G2 or G3 into GL until changed."""
+        self.charset = g
+
+    def single_shift_next(self, g: int) -> None:
+        """SS2, SS3 (``ESC N``, ``ESC O``): G2 or G3 for the next character."""
+        self.single_shift = g
+
     def define_charset(self, code: str, mode: str) -> None:
         # pyte's "0" is the Linux console's map, which also turns ``+,-.0``
         # into arrows and a block; DEC Special Graphics (and xterm) only

@@ -133,6 +133,11 @@ __all__ = [
 ]
 
 
+#: Titles XTWINOPS 22 (``CSI 22 t``) pushes, at most: the oldest goes, as
+#: xterm's ring of ``MAX_SAVED_TITLES`` (10, ``ptyx.h``).
+TITLE_STACK = 10
+
+
 class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, PaletteOps):
     """The screen state behind a :class:`termsim.emulator.Terminal`; not public API.
 
@@ -187,6 +192,23 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, Pal
             return StyledChar(*blank._replace(strikethrough=pen.strikethrough, underscore=double),
                               dim=dim, underline_style="double" if double else "")
         return blank._replace(strikethrough=True) if pen.strikethrough else blank
+
+    def set_modify_other_keys(self, level: int) -> None:
+        """xterm's modifyOtherKeys (``CSI > 4 ; n m``): how keys are sent."""
+        self.modify_other_keys = level
+
+    def set_keypad(self, application: bool) -> None:
+        """DECKPAM, DECKPNM (``ESC =``, ``ESC >``): the keypad's mode."""
+        self.application_keypad = application
+
+    def push_title(self) -> None:
+        """XTWINOPS 22 (``CSI 22 t``): the title onto the stack, the oldest
+        dropped past ``TITLE_STACK``."""
+        self.title_stack = [*self.title_stack, self.title][-TITLE_STACK:]
+
+    def pop_title(self) -> str | None:
+        """XTWINOPS 23 (``CSI 23 t``): the title last pushed (None: none)."""
+        return self.title_stack.pop() if self.title_stack else None
 
     def alignment_display(self) -> None:
         """DECALN (``ESC # 8``): the screen full of E in the default style,

@@ -198,6 +198,12 @@ class ScreenState(pyte.Screen):
         dirty.update(range(lines - new, lines))
         self.shifted += k
 
+    def take_shifted(self) -> int:
+        """How far the whole screen moved up since the last call (``shifted``),
+        and from now on 0: ``Terminal`` moves its copies of the rows by it."""
+        shifted, self.shifted = self.shifted, 0
+        return shifted
+
     @property
     def kitty_keyboard(self) -> list[int]:
         """The kitty keyboard flag stack of the screen in use (main or

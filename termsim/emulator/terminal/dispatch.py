@@ -59,9 +59,6 @@ _XTWINOPS = {int(kind[9:]): kind for kind in KINDS if kind.startswith("xtwinops 
 
 _OSC_COLOURS = {"10": "osc-fg", "11": "osc-bg", "12": "osc-cursor"}
 
-#: Titles XTWINOPS 22 (``CSI 22 t``) pushes, at most: the oldest goes, as
-#: xterm's ring of ``MAX_SAVED_TITLES`` (10, ``ptyx.h``).
-TITLE_STACK = 10
 #: The longest OSC 8 URI and ``id=`` a cell keeps: a longer URI is no link,
 #: a longer id none (VTE's ``VTE_HYPERLINK_URI_LENGTH_MAX`` and
 #: ``VTE_HYPERLINK_ID_LENGTH_MAX``, ``src/vtedefines.hh``). Every cell
@@ -242,8 +239,7 @@ class Dispatch(RunMemo, ModeRules):
         (cursor saves and restores, index and reverse index) is then a run
         of calls, as one of CSI sequences is. Each does what ``esc()`` does."""
         if final == "=" or final == ">":
-            action: Callable[[], None] = partial(setattr, self.s, "application_keypad",
-                                                 final == "=")
+            action: Callable[[], None] = partial(self.s.set_keypad, final == "=")
         elif final != "c" and final in self._escapes:
             action = self._escapes[final]
         else:
@@ -297,7 +293,7 @@ class Dispatch(RunMemo, ModeRules):
                            a[1] if len(a) > 1 else 1)
         if private == ">" and final == "m" and params.split(";")[0] == "4":
             a = _ints(params)
-            return partial(setattr, s, "modify_other_keys", a[1] if len(a) > 1 else 0)
+            return partial(s.set_modify_other_keys, a[1] if len(a) > 1 else 0)
         return None
 
     def _mode_action(self, params: str, final: str) -> Callable[[], None]:
@@ -341,16 +337,14 @@ class Dispatch(RunMemo, ModeRules):
             action = self._escapes.get(final)
             if action is not None:
                 action()
-            elif final == "=":
-                s.application_keypad = True
-            elif final == ">":
-                s.application_keypad = False
+            elif final in "=>":
+                s.set_keypad(final == "=")
             elif final == "Z":
                 self.term._ask(Request("da1", "\x1bZ"), index)
             elif final in "no":  # LS2, LS3: G2 or G3 into GL until changed
-                s.charset = 2 if final == "n" else 3
+                s.lock_shift(2 if final == "n" else 3)
             elif final in "NO":  # SS2, SS3: G2 or G3 for the next character
-                s.single_shift = 2 if final == "N" else 3
+                s.single_shift_next(2 if final == "N" else 3)
             elif final != "\\":  # a stray ST is harmless
                 self.term.unknown[f"ESC {final}"] += 1
         elif inter in ("(", ")", "*", "+") and (final in pyte.charsets.MAPS or final == "A"):
@@ -435,10 +429,11 @@ class Dispatch(RunMemo, ModeRules):
         op = a[0] if a else 0
         s = self.s
         if op == 22:
-            s.title_stack = [*s.title_stack, s.title][-TITLE_STACK:]
+            s.push_title()
         elif op == 23:
-            if s.title_stack:
-                self._title(s.title_stack.pop(), self.term.bytes_fed)
+            title = s.pop_title()
+            if title is not None:
+                self._title(title, self.term.bytes_fed)
         else:  # window manipulation: a terminal in a test does not move
             self.term.unknown[f"CSI {op}t"] += 1
 

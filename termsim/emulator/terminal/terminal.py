@@ -239,9 +239,9 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         generation (the rows to copy into the next snapshot, the modes a
         program must turn off again)."""
         screen = self._screen
-        if screen.shifted:
-            self._shift(screen.shifted)
-            screen.shifted = 0
+        shifted = screen.take_shifted()
+        if shifted:
+            self._shift(shifted)
         if screen.dirty:
             self._stale.update(screen.dirty)
             screen.dirty.clear()
@@ -312,7 +312,7 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         self._stripped_cache = ["" for _ in range(rows)]
         self._stale = set(range(rows))
         self._screen.dirty.clear()
-        self._screen.shifted = 0
+        self._screen.take_shifted()  # every row is copied again anyway
         self.generation += 1
         self._state = self._signature()
         return inband_resize_report(self._screen) or b""
