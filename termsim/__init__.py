@@ -102,8 +102,10 @@ __all__ = [
 
 
 #: The other audiences' modules, so that ``import termsim`` is enough to
-#: reach ``termsim.files.Recording`` or ``termsim.runner.record_sessions``.
-_AUDIENCES = ("files", "runner")
+#: reach ``termsim.files.Recording``, ``termsim.runner.record_sessions`` or
+#: ``termsim.emulator.Terminal`` (any module of the package is reached so,
+#: as when this one imported them all; these are the ones ``dir`` lists).
+_AUDIENCES = ("emulator", "files", "runner")
 
 if _typing.TYPE_CHECKING:  # what the names are, for type checkers; loaded below when asked for
     from .surface import *
@@ -114,10 +116,11 @@ def __getattr__(name: str) -> _typing.Any:
     ``import termsim`` alone, or a command that needs none of them
     (``termsim drive``), does not pay for every layer."""
     import importlib
+    import importlib.util
 
-    if name in _AUDIENCES:  # ``termsim.files.Recording`` after ``import termsim``
-        return importlib.import_module(f"termsim.{name}")
     if name not in __all__:
+        if not name.startswith("_") and importlib.util.find_spec(f"termsim.{name}"):
+            return importlib.import_module(f"termsim.{name}")  # ``termsim.files``...
         raise AttributeError(f"module 'termsim' has no attribute {name!r}")
     surface = importlib.import_module("termsim.surface")
     globals().update((each, getattr(surface, each)) for each in surface.__all__)
