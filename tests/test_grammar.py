@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
 from unittest import mock
 
 import pytest
@@ -23,7 +22,7 @@ from hypothesis import strategies as st
 from termsim.emulator import Terminal
 from termsim.emulator.parsing import escapes
 from termsim.emulator.parsing.grammar import PLAIN, Scanner, Span, sequence_at, sequences
-from termsim.emulator.parsing.tokenizer import Parser, Part
+from termsim.emulator.parsing.tokenizer import NoFastPaths, Parser
 from termsim.emulator.screen import styled
 from termsim.emulator.snapshot.snapshot import Snapshot
 from termsim.emulator.terminal import lines as terminal_lines
@@ -195,34 +194,17 @@ def _chunks(data: bytes | str, points: list[int]) -> list[bytes | str]:
     return [data[a:b] for a, b in itertools.pairwise(marks)]
 
 
-class _Plain:
-    """A plain recording handler: no sequence has a ready action, so the
-    parser hands every CSI to ``csi()`` with where it stands."""
+class _Plain(NoFastPaths):
+    """A plain recording handler: the tokens only (``NoFastPaths``), so the
+    parser hands every control, CSI and ESC to it whole, with where it
+    stands, runs included."""
 
     def __init__(self) -> None:
         self.parser = Parser(self)
-        self.sequences: dict[str, Callable[[], None]] = {}
-        self.queries: dict[str, Callable[[int], None]] = {}
-        self.controls = {"\r": lambda: self.got.append(("control", "\r")),
-                         "\n": lambda: self.got.append(("control", "\n"))}
-        self.repeated: dict[str, Callable[[int], None]] = {}
         self.got: list[tuple[object, ...]] = []
         self.text: list[str] = []
         self.base = 0
         self.string_start = 0
-
-    def fuse(self, parts: list[Part]) -> list[Part]:
-        return parts
-
-    def newlines(self, count: int) -> Callable[[], None]:
-        # CR LF (or CR CR LF) ``count`` times: the LFs are what it tells.
-        return lambda: self.got.extend([("control", "\n")] * count)
-
-    def prepare(self, private: str, params: str, inter: str, final: str) -> None:
-        return None
-
-    def prepare_esc(self, final: str) -> None:
-        return None
 
     def draw(self, text: str) -> None:
         self.text.append(text)
@@ -282,10 +264,10 @@ def test_spans_are_the_tokens_the_parser_dispatches(data: str, points: list[int]
     plain.feed_all([str(c) for c in chunks])
     spans = _scan(chunks)
     done = [s for s in spans if s.complete]
-    # (NUL and DEL are dropped, and CR too: a run's CR LF comes as LFs.)
-    want = [g for g in plain.got if not (g[0] == "control" and g[1] in "\x00\x7f\r")]
+    # (NUL and DEL are dropped.)
+    want = [g for g in plain.got if not (g[0] == "control" and g[1] in "\x00\x7f")]
     got = [_as_plain(s, data) for s in done if s.kind != "text"
-           and not (s.kind == "control" and data[s.start] in "\x00\x7f\r")]
+           and not (s.kind == "control" and data[s.start] in "\x00\x7f")]
     assert got == want
     assert "".join(data[s.start:s.end] for s in done if s.kind == "text") == "".join(plain.text)
     for s in done:  # each sequence's bytes are its fields (and the controls run in it)

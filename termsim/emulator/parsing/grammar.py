@@ -38,11 +38,9 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable, Iterator, Mapping
 from typing import NamedTuple
 
-from .escapes import csi_fields
-from .tokenizer import Parser, Part
+from .tokenizer import NoFastPaths, Parser
 
 __all__ = ["KINDS", "PLAIN", "Scanner", "Span", "sequence_at", "sequences"]
 
@@ -89,86 +87,33 @@ class Span(NamedTuple):
         return self.params.split(";") if self.kind == "csi" else []
 
 
-def _noop() -> None:
-    pass
-
-
-_CONTROL_CHARS = [chr(c) for c in range(0x20)] + ["\x7f"]
 #: A C1 control, as the terminal decodes one (U+0080..U+009F).
 _C1 = re.compile("[\x80-\x9f]")
 
 
-class _AllQueries(Mapping[str, Callable[[int], None]]):
-    """A handler's ``queries`` that holds every sequence: the parser then
-    hands each part of a run of sequences, CR and LF to ``ask`` with its
-    text and where it stands (its ready action is ``None``: see
-    ``_Recorder.fuse``)."""
-
-    def __init__(self, ask: Callable[[str, int], None]) -> None:
-        self._ask = ask
-
-    def get(self, key: str, default: object = None) -> Callable[[int], None]:
-        ask = self._ask
-        return lambda index: ask(key, index)
-
-    def __getitem__(self, key: str) -> Callable[[int], None]:
-        return self.get(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-
-class _Recorder:
+class _Recorder(NoFastPaths):
     """A parser's handler that records every token it is handed as a
     :class:`Span` (indices in the parser's data; ``Scanner`` makes them
     offsets). ``parser.next`` is where the token being handed ends (the
-    parser sets it before each call)."""
+    parser sets it before each call). It keeps no fast path: every control,
+    sequence and part of a run comes to it whole."""
 
     def __init__(self) -> None:
         self.parser = Parser(self)
         self.spans: list[Span] = []
-        self.sequences: dict[str, Callable[[], None]] = {}
-        self.queries = _AllQueries(self._part)
-        self.controls = {ch: self._at_next for ch in _CONTROL_CHARS}
-        self.repeated: dict[str, Callable[[int], None]] = {}
         #: The stream offset of an open string that began in an earlier feed.
         self.string_start = 0
         #: Spans of strings that began in an earlier feed (their start is an
         #: offset already).
         self.carried: set[int] = set()
 
-    def _at_next(self) -> None:
-        n = self.parser.next
-        self.spans.append(Span(n - 1, n, "control"))
-
-    def _part(self, text: str, index: int) -> None:
-        """A part of a run (or a run of one sequence), by its text."""
-        if text[0] == "\x1b":
-            self.spans.append(Span(index, index + len(text), "csi", *csi_fields(text)))
-        else:  # CR, LF, CR LF...
-            self.spans.extend(Span(index + k, index + k + 1, "control") for k in range(len(text)))
-
-    def fuse(self, parts: list[Part]) -> list[Part]:
-        return [(None, start, stop) for _, start, stop in parts]
-
-    def newlines(self, count: int) -> Callable[[], None]:
-        return _noop
-
-    def prepare(self, private: str, params: str, inter: str, final: str) -> None:
-        return None
-
-    def prepare_esc(self, final: str) -> None:
-        return None
-
     def draw(self, text: str) -> None:
         n = self.parser.next
         self.spans.append(Span(n - len(text), n, "text"))
 
     def control(self, char: str) -> None:
-        self._at_next()
+        n = self.parser.next
+        self.spans.append(Span(n - 1, n, "control"))
 
     def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None:
         self.spans.append(Span(index, self.parser.next, "csi", private, params, inter, final))

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Protocol
 
 from .escapes import (
@@ -65,8 +66,8 @@ from .escapes import (
     csi_fields,
 )
 
-__all__ = ["LEARN_LATER", "MAX_PENDING", "MAX_RUNS", "MAX_RUN_CHARS", "MAX_STRING", "Handler",
-           "Parser", "Part"]
+__all__ = ["LEARN_LATER", "MAX_PENDING", "MAX_RUNS", "MAX_RUN_CHARS", "MAX_STRING", "FastPaths",
+           "Handler", "NoFastPaths", "Parser", "Part", "Tokens"]
 
 #: An incomplete CSI/ESC sequence longer than this is garbage, not a sequence.
 MAX_PENDING = 256
@@ -101,11 +102,29 @@ _RUNS_OF = {chr(c): re.compile(re.escape(chr(c)) + "+") for c in range(0x20)}
 Part = tuple[Callable[[], None] | None, int, int]
 
 
-class Handler(Protocol):
+class Tokens(Protocol):
+    """What a handler is handed: each token, where the parser stands
+    (``Parser.next`` is past the token being handed)."""
+
+    def draw(self, text: str) -> None: ...
+    def control(self, char: str) -> None: ...
+    def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None: ...
+    def esc(self, inter: str, final: str, index: int) -> None: ...
+    # ``index`` is -1 for a string that began in an earlier chunk.
+    def string(self, kind: str, body: str, terminator: str, index: int) -> None: ...
+    def garbage(self, kind: str) -> None: ...
+    def failed(self, exc: Exception) -> None: ...
+
+
+class FastPaths(Protocol):
+    """Ready actions a handler may keep, so that the same bytes met again
+    cost a lookup and a call (the terminal's dispatcher: hot path,
+    ``benchmarks/bench_feed.py``). A handler that needs only the tokens
+    takes :class:`NoFastPaths`, and is handed every token whole."""
+
     @property
     def controls(self) -> Mapping[str, Callable[[], None]]:
-        """Actions for C0 controls, called instead of ``control()``; CR and
-        LF must be there (runs of sequences hold them)."""
+        """Actions for C0 controls, called instead of ``control()``."""
 
     @property
     def repeated(self) -> Mapping[str, Callable[[int], None]]:
@@ -135,9 +154,10 @@ class Handler(Protocol):
         with a true ``fusing_optional`` attribute: a long run met for the
         first time then runs unfused, as found (``LEARN_LATER``)."""
 
-    def newlines(self, count: int) -> Callable[[], None]:
+    def newlines(self, count: int) -> Callable[[], None] | None:
         """The action of CR LF (or CR CR LF) ``count`` times over: one call
-        where prompt_toolkit moves the cursor down twenty rows so."""
+        where prompt_toolkit moves the cursor down twenty rows so (``None``:
+        each control is handed to ``control()``)."""
 
     def prepare(
         self, private: str, params: str, inter: str, final: str,
@@ -151,14 +171,33 @@ class Handler(Protocol):
         (``ESC 7``, ``ESC M``...), kept in ``sequences`` as ``"\x1b7"``;
         ``None``: the handler sees it in ``esc()`` each time."""
 
-    def draw(self, text: str) -> None: ...
-    def control(self, char: str) -> None: ...
-    def csi(self, private: str, params: str, inter: str, final: str, index: int) -> None: ...
-    def esc(self, inter: str, final: str, index: int) -> None: ...
-    # ``index`` is -1 for a string that began in an earlier chunk.
-    def string(self, kind: str, body: str, terminator: str, index: int) -> None: ...
-    def garbage(self, kind: str) -> None: ...
-    def failed(self, exc: Exception) -> None: ...
+
+class Handler(Tokens, FastPaths, Protocol):
+    """What :class:`Parser` drives: the tokens, and the fast paths."""
+
+
+class NoFastPaths:
+    """The fast paths of a handler that has none: every control, sequence
+    and run part is handed to its ``Tokens`` callbacks, whole, with
+    ``Parser.next`` past it (``grammar``'s spans; a test's recorder)."""
+
+    controls: Mapping[str, Callable[[], None]] = MappingProxyType({})
+    repeated: Mapping[str, Callable[[int], None]] = MappingProxyType({})
+    sequences: Mapping[str, Callable[[], None]] = MappingProxyType({})
+    queries: Mapping[str, Callable[[int], None]] = MappingProxyType({})
+    fusing_optional = True
+
+    def fuse(self, parts: list[Part]) -> list[Part]:
+        return parts
+
+    def newlines(self, count: int) -> Callable[[], None] | None:
+        return None
+
+    def prepare(self, private: str, params: str, inter: str, final: str) -> None:
+        return None
+
+    def prepare_esc(self, final: str) -> None:
+        return None
 
 
 class Parser:
@@ -377,7 +416,9 @@ class Parser:
                                     self.printed = printed = False  # follows text
                                 if action is not None:
                                     action()
-                                elif run[start] == "\x1b" and run[start + 1] != "[":
+                                elif run[start] != "\x1b":  # CR, LF: no fast path for them
+                                    self._controls(run, i, start, stop)
+                                elif run[start + 1] != "[":
                                     self.next = i + stop
                                     h.esc("", run[start + 1], i + start)
                                 else:
@@ -385,6 +426,7 @@ class Parser:
                                     if ask is not None:
                                         ask(i + start)
                                     else:
+                                        self.next = i + stop
                                         self._csi(CSI.match(run, start), i + start)  # type: ignore[arg-type]
                         except Exception:
                             self.next = i + stop  # go on after that part
@@ -498,7 +540,7 @@ class Parser:
         skipped alone); only fusing, which saves calls and changes nothing,
         is not done. ``next`` is past the run, as for a learnt one."""
         h = self.handler
-        sequences, queries, controls = h.sequences, h.queries, h.controls
+        sequences, queries = h.sequences, h.queries
         start = stop = 0
         try:
             for piece in RUN_PART.findall(run):
@@ -509,8 +551,11 @@ class Parser:
                 if action is not None:
                     action()
                 elif piece[0] != "\x1b":  # CR, LF, CR LF repeated: as ``_new_part``
-                    (controls[piece] if len(piece) == 1
-                     else h.newlines(piece.count("\n")))()
+                    action = self._new_part(piece)
+                    if action is not None:
+                        action()
+                    else:
+                        self._controls(run, i, start, stop)
                 elif piece[1] != "[":
                     self.next = i + stop
                     self._esc_part(piece, i + start)
@@ -519,6 +564,7 @@ class Parser:
                     if ask is not None:
                         ask(i + start)
                     else:
+                        self.next = i + stop
                         self._csi(CSI.match(piece), i + start)  # type: ignore[arg-type]
                 start = stop
         except Exception:
@@ -530,14 +576,22 @@ class Parser:
         CR, LF, CR LF repeated, or a sequence the handler prepares now
         (``None``: one it must see whole each time)."""
         h = self.handler
-        if piece[0] != "\x1b":  # CR, LF: always in ``controls``
-            return h.controls[piece] if len(piece) == 1 else h.newlines(piece.count("\n"))
+        if piece[0] != "\x1b":  # CR, LF: ``None`` from a handler with no fast paths
+            return h.controls.get(piece) if len(piece) == 1 else h.newlines(piece.count("\n"))
         try:
             if piece[1] != "[":
                 return h.prepare_esc(piece[1])
             return h.prepare(*csi_fields(piece))
         except Exception:
             return None  # ``csi()`` or ``esc()`` meets the failure where the part stands
+
+    def _controls(self, run: str, i: int, start: int, stop: int) -> None:
+        """CR and LF of a run's part, one ``control()`` each (``next`` past
+        each), for a handler with no action for them (``NoFastPaths``)."""
+        control = self.handler.control
+        for at in range(start, stop):
+            self.next = i + at + 1
+            control(run[at])
 
     def _esc_part(self, piece: str, i: int) -> None:
         """A run of one ESC sequence (``ESC 7``) not met before, at ``i``:
