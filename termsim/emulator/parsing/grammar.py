@@ -96,11 +96,15 @@ class _Recorder(NoFastPaths):
     :class:`Span` (indices in the parser's data; ``Scanner`` makes them
     offsets). ``parser.next`` is where the token being handed ends (the
     parser sets it before each call). It keeps no fast path: every control,
-    sequence and part of a run comes to it whole."""
+    sequence and part of a run comes to it whole (NUL and DEL through
+    ``controls``: see there)."""
 
     def __init__(self) -> None:
         self.parser = Parser(self)
         self.spans: list[Span] = []
+        #: NUL and DEL, which the parser hands only as ready actions (a
+        #: terminal ignores both): the spans keep them, as the stream has them.
+        self.controls = {"\x00": self._control_at_next, "\x7f": self._control_at_next}
         #: The stream offset of an open string that began in an earlier feed.
         self.string_start = 0
         #: Spans of strings that began in an earlier feed (their start is an
@@ -112,6 +116,9 @@ class _Recorder(NoFastPaths):
         self.spans.append(Span(n - len(text), n, "text"))
 
     def control(self, char: str) -> None:
+        self._control_at_next()
+
+    def _control_at_next(self) -> None:
         n = self.parser.next
         self.spans.append(Span(n - 1, n, "control"))
 

@@ -179,7 +179,9 @@ class Handler(Tokens, FastPaths, Protocol):
 class NoFastPaths:
     """The fast paths of a handler that has none: every control, sequence
     and run part is handed to its ``Tokens`` callbacks, whole, with
-    ``Parser.next`` past it (``grammar``'s spans; a test's recorder)."""
+    ``Parser.next`` past it (``grammar``'s spans; a test's recorder). NUL
+    and DEL, which a terminal ignores, are handed only as ready actions: a
+    handler that wants them sets ``controls`` for them (``grammar`` does)."""
 
     controls: Mapping[str, Callable[[], None]] = MappingProxyType({})
     repeated: Mapping[str, Callable[[int], None]] = MappingProxyType({})
