@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from termsim.emulator import Terminal
 from termsim.emulator.parsing import escapes
 from termsim.emulator.parsing.grammar import PLAIN, Scanner, Span, sequence_at, sequences
-from termsim.emulator.parsing.tokenizer import NoFastPaths, Parser
+from termsim.emulator.parsing.handlers import NoFastPaths
+from termsim.emulator.parsing.tokenizer import Parser
 from termsim.emulator.screen import styled
 from termsim.emulator.snapshot.snapshot import Snapshot
 from termsim.emulator.terminal import lines as terminal_lines

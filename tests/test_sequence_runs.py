@@ -21,7 +21,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from termsim.emulator import Terminal
-from termsim.emulator.parsing.tokenizer import Parser, Part
+from termsim.emulator.parsing.handlers import Part
+from termsim.emulator.parsing.tokenizer import Parser
 from termsim.emulator.signals.log import SignalLog
 
 PTK = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "ptk.bin"

@@ -40,7 +40,8 @@ import codecs
 import re
 from typing import NamedTuple
 
-from .tokenizer import NoFastPaths, Parser
+from .handlers import NoFastPaths
+from .tokenizer import Parser
 
 __all__ = ["KINDS", "PLAIN", "Scanner", "Span", "sequence_at", "sequences"]
 

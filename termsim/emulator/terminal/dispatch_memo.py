@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TypeVar, cast
 
-from ..parsing.tokenizer import Part
+from ..parsing.handlers import Part
 from ..screen.screen import FlagSwitch, TermScreen
 from ..screen.sgr import SgrAction
 from .dispatch_modes import FrameEdge
