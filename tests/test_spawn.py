@@ -245,8 +245,25 @@ async def test_a_program_that_opens_dev_tty_talks_to_the_pty(method: str) -> Non
         assert await term.wait_exit() == 0
 
 
+#: A Python program that waits for a signal without losing one. A signal
+#: that comes while the interpreter is between its last check and a
+#: blocking call (``read``, ``pause``) runs its handler only when that call
+#: returns, which may be never: the test's Ctrl-C came as soon as READY was
+#: on the screen, and under load it fell in that gap (the program sat in
+#: ``read`` with its KeyboardInterrupt pending). The handler's byte on the
+#: wakeup fd stays in the pipe, so ``select`` returns even for a signal that
+#: came before it was called (the fd is set before READY is printed), and
+#: the loop's next check runs the handler.
+WAIT_FOR_SIGNALS = (
+    "import os, select, signal, sys\n"
+    "r, w = os.pipe(); os.set_blocking(w, False); signal.set_wakeup_fd(w)\n"
+    "def until_a_signal():\n"
+    "    while True: select.select([r], [], [])\n")
+
+
 async def test_ctrl_c_interrupts_a_python_program(method: str) -> None:
-    code = ("import sys\ntry:\n    print('READY', flush=True); sys.stdin.read()\n"
+    """The program gets SIGINT as in a terminal (Python: KeyboardInterrupt)."""
+    code = (WAIT_FOR_SIGNALS + "try:\n    print('READY', flush=True)\n    until_a_signal()\n"
             "except KeyboardInterrupt:\n    print('INTERRUPTED', flush=True); sys.exit(5)")
     async with termsim.spawn([sys.executable, "-c", code]) as term:
         await term.wait_for(Text("READY"))
@@ -365,10 +382,9 @@ def _read_until_closed(fd: int) -> bytes:
 def test_the_pty_closing_hangs_up_the_program(method: str) -> None:
     """Without termsim's teardown: the kernel sends SIGHUP to the session
     leader when its terminal goes away, as it does in a terminal emulator."""
-    code = ("import signal, sys\n"
-            "signal.signal(signal.SIGHUP, lambda *_: sys.exit(42))\n"
+    code = (WAIT_FOR_SIGNALS + "signal.signal(signal.SIGHUP, lambda *_: sys.exit(42))\n"
             "print('READY', flush=True)\n"
-            "while True: signal.pause()")
+            "until_a_signal()")
     child = _spawn.start([sys.executable, "-c", code], env=dict(os.environ), cwd=None,
                          cols=80, rows=24)
     try:
