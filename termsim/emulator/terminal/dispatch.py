@@ -90,7 +90,6 @@ class Owner(Protocol):
     on_frame_edge: Callable[[bool], None] | None
     _screen: TermScreen
     _parser: Parser
-    _signals: SignalLog
 
     @property
     def rows(self) -> int: ...
@@ -108,8 +107,10 @@ class Dispatch(RunMemo, ModeRules):
 
     term: Owner
 
-    def __init__(self, term: Owner) -> None:
+    def __init__(self, term: Owner, signals: SignalLog) -> None:
         self.term = term
+        #: Where bells, titles, graphics and marks are told (the terminal's log).
+        self.signals = signals
         s = term._screen
         self.s = s
         self.sgr = Sgr(s, term.unknown)
@@ -369,11 +370,11 @@ class Dispatch(RunMemo, ModeRules):
                 m = _DCS_HEAD.match(body)
                 final = m.group(1) if m else body[:1]
                 if final == "q":
-                    self.term._signals.sixel(self.term._offset_of(index), body)
+                    self.signals.sixel(self.term._offset_of(index), body)
                 else:  # DECUDK, tmux passthrough...: swallowed whole, counted
                     self.term.unknown[f"DCS {final}"] += 1
         elif kind == "APC" and body.startswith("G"):
-            self.term._signals.kitty_graphics(self.term._offset_of(index), body)
+            self.signals.kitty_graphics(self.term._offset_of(index), body)
         else:  # SOS, PM, other APC: swallowed whole, counted
             self.term.unknown[kind] += 1
 
@@ -440,22 +441,22 @@ class Dispatch(RunMemo, ModeRules):
     def _bell(self) -> None:
         # A control is called with no index: the parser has already set
         # ``next`` past the token it runs, a BEL of one character.
-        self.term._signals.bell(self.term._offset_of(self.term._parser.next - 1))
+        self.signals.bell(self.term._offset_of(self.term._parser.next - 1))
 
     def _bells(self, count: int) -> None:
         # The parser has set ``next`` past the run.
         term = self.term
-        term._signals.bell(term._offset_of(term._parser.next - count), count)
+        self.signals.bell(term._offset_of(term._parser.next - count), count)
 
     def _title(self, text: str, at: int) -> None:
         if text != self.s.title:
             self.s.set_title(text)
-            self.term._signals.title(at, self.s.title, icon=False)
+            self.signals.title(at, self.s.title, icon=False)
 
     def _osc(self, body: str, terminator: str, index: int) -> None:
         s = self.s
         code, _, text = body.partition(";")
-        signals = self.term._signals
+        signals = self.signals
         if code in ("0", "1", "2"):
             at = self.term._offset_of(index)
             if code != "1":

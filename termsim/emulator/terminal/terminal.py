@@ -143,7 +143,7 @@ class Terminal(LinesFastPath, TerminalSignals, TerminalAnswers):
         self._screen = TermScreen(cols, rows, profile=self.profile, emulation=self.emulation,
                                   cell_size=cell_size, term_name=term,
                                   on_inband_resize=self._inband_resize)
-        self._dispatch = Dispatch(self)
+        self._dispatch = Dispatch(self, self._signals)
         self._parser = Parser(self._dispatch)
         self._decoder: codecs.IncrementalDecoder = (
             XtermUtf8Decoder() if self.emulation.invalid_utf8 == "xterm"
