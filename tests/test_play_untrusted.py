@@ -28,6 +28,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -378,6 +379,21 @@ def test_every_pause_from_a_file_is_bounded() -> None:
     assert slow.delay(MAX_PAUSE) == MAX_SLEEP  # never more than time.sleep takes
     limited = Pacer(2.0, 0.5, clock=lambda: now[0])
     assert limited.delay(100.0) == 0.25
+
+
+def test_a_signal_ends_a_pause_of_any_length() -> None:
+    """A pause waits on the signal wakeup fd, not in ``time.sleep``: in
+    ``sleep``, a signal that came just before the sleep began ran its
+    handler only when the sleep ended (a Ctrl-C in a two-minute pause went
+    unheard for two minutes). That gap cannot be hit on demand; this checks
+    that the wait which closes it ends on a signal, whether the signal comes
+    before the pause or during it, as the threads fall."""
+    from termsim.report.play import _Signals, _Stop
+
+    with pytest.raises(_Stop) as stopped, _Signals() as signals:
+        threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGTERM)).start()
+        signals.pause(3600.0)  # without the signal, the test's timeout ends it
+    assert stopped.value.signum == signal.SIGTERM
 
 
 def test_a_closed_pipe_ends_play_quietly(tmp_path: Path) -> None:

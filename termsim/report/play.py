@@ -48,6 +48,7 @@ from __future__ import annotations
 import codecs
 import math
 import os
+import select
 import signal
 import threading
 import time
@@ -127,10 +128,12 @@ class Pacer:
         self._due += min(gap / self.speed, MAX_SLEEP)
         return min(self._due - self._clock(), MAX_SLEEP)
 
-    def wait(self, t: float) -> None:
+    def wait(self, t: float, pause: Callable[[float], None] = time.sleep) -> None:
+        """Wait until what was recorded at ``t`` is due, with ``pause``
+        (:meth:`_Signals.pause` while playing, which a signal ends)."""
         delay = self.delay(t)
         if delay > 0:
-            time.sleep(delay)  # playback pacing, the point of this command
+            pause(delay)  # playback pacing, the point of this command
 
 
 def _undo(leftover: Leftover) -> bytes:
@@ -197,9 +200,17 @@ class _Signals:
         self.writing = False
         self.stopping = False
         self._old: dict[int, signal.Handlers | Callable[..., object] | int | None] = {}
+        #: The pipe a signal's arrival is written to (the main thread only),
+        #: and the wakeup fd it replaced.
+        self._wake: tuple[int, int] | None = None
+        self._old_wakeup = -1
 
     def __enter__(self) -> _Signals:
         if threading.current_thread() is threading.main_thread():
+            self._wake = os.pipe()
+            for fd in self._wake:
+                os.set_blocking(fd, False)
+            self._old_wakeup = signal.set_wakeup_fd(self._wake[1], warn_on_full_buffer=False)
             for signum in SIGNALS:
                 self._old[signum] = signal.signal(signum, self._handle)
         return self
@@ -209,6 +220,27 @@ class _Signals:
         for signum, handler in self._old.items():
             # None: a handler installed outside Python, which cannot be put back.
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        if self._wake is not None:
+            signal.set_wakeup_fd(self._old_wakeup)
+            for fd in self._wake:
+                os.close(fd)
+            self._wake = None
+
+    def pause(self, seconds: float) -> None:
+        """Wait ``seconds``, or until a signal stops the playback. Not
+        ``time.sleep``: a signal that comes after the interpreter's last
+        check and before the sleep begins runs its handler only when the
+        sleep ends (a Ctrl-C on a two-minute pause went unheard for two
+        minutes). The handler's byte stays in the pipe, so ``select``
+        returns even for a signal that came before it was called, and the
+        handler runs as soon as this returns to Python."""
+        if self._wake is None:
+            time.sleep(seconds)
+            return
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if select.select([self._wake[0]], [], [], left)[0]:
+                os.read(self._wake[0], 512)  # a signal only noted: pace on
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         first = not self.signum
@@ -281,12 +313,12 @@ def play(recording: Recording, out: BinaryIO, err: TextIO, *, speed: float = 1.0
         output = _Output(out, model, signals, encoding)
         try:
             for allowed in allowed_outputs(recording):
-                pacer.wait(allowed.t)
+                pacer.wait(allowed.t, signals.pause)
                 dropped += allowed.dropped
                 charsets = charsets or allowed.charsets
                 if allowed.data:
                     output.write(allowed.data)
-            pacer.wait(recording.duration)  # a hang at the end is part of the story
+            pacer.wait(recording.duration, signals.pause)  # a hang at the end is part of the story
         except _Stop as stop:
             status = 128 + stop.signum
         except KeyboardInterrupt:
