@@ -9,8 +9,8 @@ nothing, until the test sends SIGUSR1 (the test's cue, not a sleep), then:
   then reads a line cooked;
 * ``exec ARGV...``: runs ARGV in its place (the typed input stays queued).
 
-It prints ``STARTED`` once SIGUSR1 is blocked (so the signal can never come
-too soon), ``INT`` on SIGINT, and ``READ <repr>`` for each raw read.
+It prints ``STARTED`` once SIGUSR1 and SIGINT are blocked (so neither can
+come too soon), ``INT`` on SIGINT, and ``READ <repr>`` for each raw read.
 """
 
 import os
@@ -32,11 +32,15 @@ def echo_raw_reads() -> None:
 
 def main() -> None:
     mode, args = sys.argv[1], sys.argv[2:]
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+    cues = {signal.SIGUSR1, signal.SIGINT}
+    signal.pthread_sigmask(signal.SIG_BLOCK, cues)
     signal.signal(signal.SIGINT, lambda *_: os.write(1, b"INT\r\n"))
     os.write(1, b"STARTED\r\n")
-    signal.sigwaitinfo({signal.SIGUSR1})  # returns (after SIGINT's handler) only on SIGUSR1
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
+    # Both taken here, blocked: a handled SIGINT that came just before a
+    # blocking call would run its handler only when the call returned.
+    while signal.sigwaitinfo(cues).si_signo == signal.SIGINT:
+        os.write(1, b"INT\r\n")
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, cues)
     if mode == "setraw":
         echo_raw_reads()
     elif mode == "lines":
