@@ -254,8 +254,10 @@ def random_variant(events: Sequence[Event], rng: random.Random) -> Perturbation:
     waits = _wait_spans(events)
     # Pauses are drawn from a generator of their own, seeded from ``rng``'s
     # state without drawing from it: the variants made before pauses
-    # existed stay the same, pause or not.
-    pauses = random.Random(hash(rng.getstate()))
+    # existed stay the same, pause or not. Seeded with the state's text, not
+    # its ``hash()``: before Python 3.12 the hash of the None in that state
+    # is its address, so the same seed drew other pauses in another process.
+    pauses = random.Random(repr(rng.getstate()[1]))
     for i, event in enumerate(events):
         if isinstance(event, Output) and len(event.data) > 1:
             base = offsets[i]
