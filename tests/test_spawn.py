@@ -477,7 +477,10 @@ def test_the_fallbacks_read_the_same_process_table() -> None:
 async def test_the_marker_is_found_by_both_backends(monkeypatch: pytest.MonkeyPatch) -> None:
     if shutil.which("ps") is None:
         pytest.skip("ps is not installed")
-    argv = ["sh", "-c", "echo READY; exec sleep 600"]
+    # READY comes from the program that then waits, not before an exec: a
+    # process in the middle of an exec shows an empty environment (the
+    # new image's is not set up yet), so a scan then finds no marker.
+    argv = [sys.executable, "-c", "import signal; print('READY', flush=True); signal.pause()"]
     async with termsim.spawn(argv) as term, termsim.spawn(argv) as other:
         await term.wait_for(Text("READY"))
         await other.wait_for(Text("READY"))
