@@ -11,7 +11,9 @@ scan of the process table:
   parent died;
 * every process whose environment carries the session's marker
   (``TERMSIM_SESSION=<token>``, see ``_spawn``), wherever it went: a daemon
-  keeps the environment it was started with.
+  keeps the environment it was started with. (A process caught in the
+  middle of an exec shows none for that moment, the new image's not yet
+  set up; each step of a teardown scans again.)
 
 Where things are read from, so it works beyond Linux:
 
