@@ -1215,7 +1215,8 @@ KNOWN_DIFFERENCES: list[Known] = [
         "(CSI j), VPB (CSI k), LNM "
         "(mode 20), DECSCNM (mode ?5), mode ?1048, DECSTR (CSI ! p) or selective "
         "erase (DECSCA, CSI ?J, CSI ?K): it ignores them.",
-        "HPB and VPB (ECMA-48 cursor moves termsim also implements) not checked; "
+        "HPB and VPB (ECMA-48 cursor moves termsim also implements) ignored too "
+        "(VTPrsTbl.c: CASE_GROUND_STATE); "
         "the rest implemented (charproc.c CASE_CHT, CASE_HPR, CASE_VPR, LINEFEED, "
         "srm_DECSCNM, srm_SAVE_CURSOR, CASE_DECSTR, CASE_DECSCA/DECSED/DECSEL); "
         "termsim too.",

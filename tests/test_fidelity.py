@@ -166,6 +166,27 @@ def test_HPB_and_VPB_move_back_and_up() -> None:
     assert screen(b"\r\n12345\x1b[2jX\x1b[1kY")[:2] == ["    Y", "123X5"]
 
 
+
+@pytest.mark.parametrize(("size", "data", "cursor"), [
+    # Past the bottom margin, and the right one (DECSLRM), as VPA and HPA go.
+    ((2, 3), b"\x1b[;2r\x1b[B\x1b[e", (2, 0)),
+    ((6, 2), b"\x1b[?69h\x1b[2;4sab\x1b[5a", (0, 5)),
+    # Under origin mode, counted from the margins and stopped by them.
+    ((4, 5), b"\x1b[2;3r\x1b[?6h\x1b[3e", (2, 0)),
+    ((6, 2), b"\x1b[?69h\x1b[2;4s\x1b[?6h\x1b[a", (0, 2)),
+    # From a pending wrap: from the last column, and the wrap ends.
+    ((3, 2), b"abc\x1b[ax", (0, 2)),
+], ids=["vpr-past-margin", "hpr-past-margin", "vpr-origin", "hpr-origin", "hpr-at-wrap"])
+def test_VPR_and_HPR_move_as_VPA_and_HPA_do_not_as_CUD_and_CUF(
+    size: tuple[int, int], data: bytes, cursor: tuple[int, int],
+) -> None:
+    """xterm's CASE_VPR and CASE_HPR call CursorSet, as VPA and HPA do: the
+    screen's edge stops them, not the margins CUD and CUF stop at (the
+    xterm oracle found it; Ghostty agrees)."""
+    term, _ = feed_split(data, *size)
+    snap = term.screen
+    assert (snap.cursor.row, snap.cursor.col) == cursor
+
 # -- selective erase (DECSCA, DECSED, DECSEL) --------------------------------------------
 
 

@@ -755,6 +755,10 @@ def _only_blank_colours_unread(comparison: Comparison) -> bool:
     return True
 
 
+#: HPB or VPB in the bytes, whichever tokens made them (a sequence "left
+#: open" and the text after it spell one too).
+_HPB_VPB = re.compile(rb"\x1b\[[0-9;]*[jk]")
+
 #: Checked in this order; the first that matches a minimal program names it.
 KINDS: tuple[Kind, ...] = (
     Kind("rep-count-capped",
@@ -883,6 +887,12 @@ KINDS: tuple[Kind, ...] = (
          "charproc.c CASE_DECALN: resetRendition(xw) clears SGR_MASK | SGR_MASK2 | "
          "INVISIBLE", "P12", lambda p: _raw_named(p, "ESC # 8"),
          (2, 1, b"\x1b[4m\x1b#8a")),
+    Kind("hpb-vpb-ignored",
+         "HPB and VPB (CSI j, CSI k), ECMA-48's moves back and up: xterm ignores both; "
+         "termsim moves as CUB and CUU, as Ghostty does. Kept: a program that sends "
+         "them means the move",
+         "VTPrsTbl.c csi_table: 'j' and 'k' are CASE_GROUND_STATE", None,
+         lambda p: _HPB_VPB.search(p.data) is not None, (2, 1, b"+\x1b[1j")),
     Kind("marks-per-cell",
          "xterm keeps two combining marks in a cell (combiningChars, default 2) and drops "
          "the rest; termsim keeps up to five (screen_marks.MAX_MARKS). Kept: a test of "

@@ -18,7 +18,7 @@ from .state import Saved
 
 
 class CursorOps(CharsetOps):
-    """CUU/CUD/CUF/CUB, CUP, VPA, DECSTBM, DECSC and DECRC."""
+    """CUU/CUD/CUF/CUB, CUP, HPA/VPA, HPR/VPR, DECSTBM, DECSC and DECRC."""
 
     def cursor_back(self, count: int | None = None) -> None:
         """CUB and BS. From a pending wrap the cursor is on the last column
@@ -111,6 +111,26 @@ class CursorOps(CharsetOps):
             top, bottom = self.margins
             y += top
         self.cursor.y = min(max(y, top), bottom)
+
+    def column_relative(self, count: int | None = None) -> None:
+        """HPR (``CSI n a``): HPA counted from the cursor's column, so it
+        stops at the screen's edge (the right margin under origin mode),
+        not at the right margin CUF stops at (xterm's ``CASE_HPR`` calls
+        ``CursorSet``; Ghostty agrees)."""
+        x = min(self.cursor.x, self.columns - 1)
+        if mo.DECOM in self.mode and self.lr_margins is not None:
+            x -= self.lr_margins[0]
+        self.cursor_to_column(x + (count or 1) + 1)
+
+    def line_relative(self, count: int | None = None) -> None:
+        """VPR (``CSI n e``): VPA counted from the cursor's row, so it stops
+        at the bottom row (the bottom margin under origin mode), not at the
+        bottom margin CUD stops at (xterm's ``CASE_VPR`` calls
+        ``CursorSet``; Ghostty agrees)."""
+        y = self.cursor.y
+        if mo.DECOM in self.mode and self.margins is not None:
+            y -= self.margins.top
+        self.cursor_to_line(y + (count or 1) + 1)
 
     def set_margins(self, top: int | None = None, bottom: int | None = None) -> None:
         """DECSTBM: ignored unless top < bottom; homes the cursor (to the top
