@@ -465,15 +465,6 @@ KINDS: tuple[Kind, ...] = (
          "characters in the last row",
          "src/terminal/Terminal.zig printRepeat: prints the whole count, 4096 at a time",
          _XTERM_KINDS["rep-count-capped"].matches, (3, 1, b"a\x1b[25b"), bug=True),
-    Kind("rep-repeats-the-whole-cell",
-         "termsim bug (xterm oracle's P11): REP after a character with marks, or after a "
-         "cluster, repeats its first code point in Ghostty (as xterm repeats the base "
-         "character); termsim repeats the whole cell",
-         "src/terminal/Terminal.zig print: previous_char is set only for a code point "
-         "that starts a cell (one joined to a cluster returns before); printRepeat "
-         "repeats previous_char",
-         lambda p: _csi_final(p, "b") and any(map(_extends, _text(p))),
-         (5, 1, "e\u0301\x1b[b".encode()), bug=True),
     Kind("colon-outside-sgr-ignored",
          "termsim bug (xterm oracle's P13): a CSI sequence other than SGR with a colon in "
          "its parameters is ignored by Ghostty, as by xterm; termsim carries it out with "

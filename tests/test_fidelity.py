@@ -148,10 +148,6 @@ def test_DECST8C_puts_a_stop_every_eight_columns_back() -> None:
 # -- text ---------------------------------------------------------------------------
 
 
-def test_REP_after_a_combining_mark_repeats_the_whole_character() -> None:
-    assert screen("e\u0301\x1b[2b|".encode())[0] == "\u00e9\u00e9\u00e9|"
-
-
 def test_REP_after_a_marked_character_and_another_repeats_the_other_in_any_read() -> None:
     # The mark joined the character before; the last one drawn is the b.
     term, _ = feed_split("e\u0301b\x1b[b|".encode())
@@ -186,6 +182,37 @@ def test_VPR_and_HPR_move_as_VPA_and_HPA_do_not_as_CUD_and_CUF(
     term, _ = feed_split(data, *size)
     snap = term.screen
     assert (snap.cursor.row, snap.cursor.col) == cursor
+
+
+@pytest.mark.parametrize(("data", "shown"), [
+    ("e\u0301\x1b[b", ["\u00e9e"]),
+    ("e\u0301\u0302\x1b[2b", ["e\u0301\u0302ee"]),
+])
+def test_REP_repeats_the_base_character_without_its_marks(data: str, shown: list[str]) -> None:
+    """xterm's ``lastchar`` is the last base character ``dotext`` wrote
+    (marks go to ``addXtermCombining``); real xterm draws these so. Ghostty
+    too, and with clusters on it repeats a cluster's first code point."""
+    got = screen(data.encode(), cols=6, rows=1)
+    assert [unicodedata.normalize("NFC", line) for line in got] == [
+        unicodedata.normalize("NFC", line) for line in shown]
+
+
+def test_REP_after_a_cluster_repeats_its_first_code_point_as_ghostty_does() -> None:
+    family = "\U0001f468\u200d\U0001f469"
+    term, _ = feed_split(f"{family}\x1b[b".encode(), 8, 1,
+                         emulation=Emulation(graphemes=True))
+    assert term.screen.lines[0].rstrip() == family + "\U0001f468"
+
+
+def test_DECALN_turns_the_rendition_off_and_keeps_the_colours() -> None:
+    """xterm's CASE_DECALN calls ``resetRendition``: the next character is
+    drawn red, not bold nor underlined (real xterm: SGR 31 alone)."""
+    term, _ = feed_split(b"\x1b[1;4;31m\x1b#8a", 3, 1)
+    style = term.screen.cell(0, 0).style
+    assert (style.fg, style.bold, style.underline) == ("red", False, False)
+    # Under the reverse screen (DECSCNM), reverse is off too once it ends.
+    term, _ = feed_split(b"\x1b[?5h\x1b[7m\x1b#8\x1b[?5la", 3, 1)
+    assert term.screen.cell(0, 0).style.reverse is False
 
 # -- selective erase (DECSCA, DECSED, DECSEL) --------------------------------------------
 

@@ -846,13 +846,6 @@ KINDS: tuple[Kind, ...] = (
          "EL (ClearCells)", "P10",
          lambda p: _csi_final(p, "JK", "?") and _text_with(p, _wide),
          (3, 1, "\u4e2da\r\x1b[?1K".encode())),
-    Kind("rep-repeats-the-base-character",
-         "REP after a character with combining marks repeats the base character alone "
-         "in xterm; termsim repeats the character with its marks",
-         "charproc.c: lastchar is the last base character dotext wrote (marks go to "
-         "addXtermCombining, not to lastchar); CASE_REP repeats lastchar", "P11",
-         lambda p: _csi_final(p, "b") and _text_with(p, lambda c: _glibc_width(c) == 0),
-         (3, 1, "e\u0301\x1b[b".encode())),
     Kind("format-character-dropped",
          "a format character (U+200B, U+200D: category Cf) is dropped by xterm; termsim "
          "keeps it as a zero-width mark on the cell before",
@@ -881,12 +874,6 @@ KINDS: tuple[Kind, ...] = (
          "termsim to copy)", "charproc.c CASE_SS2/CASE_SS3 (unexplained)", None,
          lambda p: re.search(rb"\x1b[NO]", p.data) is not None,
          (2, 2, "\u26a1\x1bN".encode())),
-    Kind("decaln-resets-the-rendition",
-         "DECALN (ESC # 8) turns off bold, underline, blink, reverse, italic and the "
-         "rest (not the colours) in xterm; termsim keeps the pen",
-         "charproc.c CASE_DECALN: resetRendition(xw) clears SGR_MASK | SGR_MASK2 | "
-         "INVISIBLE", "P12", lambda p: _raw_named(p, "ESC # 8"),
-         (2, 1, b"\x1b[4m\x1b#8a")),
     Kind("hpb-vpb-ignored",
          "HPB and VPB (CSI j, CSI k), ECMA-48's moves back and up: xterm ignores both; "
          "termsim moves as CUB and CUU, as Ghostty does. Kept: a program that sends "

@@ -103,7 +103,8 @@ class DrawOps(MarkOps):
             # cluster on its own (a skin tone, a regional indicator, a
             # variation selector), so they draw as ASCII does.
             narrow = not self.graphemes and is_narrow(data)
-        self.last_char = data[-1]
+        if narrow:  # no mark in it; otherwise the slow path says (REP)
+            self.last_char = data[-1]
         if narrow and self.lr_margins is None:
             if mo.IRM not in self.mode:
                 return data
@@ -302,10 +303,6 @@ class DrawOps(MarkOps):
                     continue
                 self._combine("".join(marks))
                 marks.clear()
-            # As if drawn one by one: a mark joined to the character before
-            # makes the whole character what REP repeats, and only until the
-            # next one is drawn.
-            self.last_char = char
             if (graphemes and (after_zwj or char in EXTENDS_ALONE)
                     and self._extends_cluster(char)):
                 after_zwj = char == ZWJ
@@ -321,6 +318,10 @@ class DrawOps(MarkOps):
                 # Other unprintables (width -1) are dropped, and only them:
                 # pyte drops the rest of the run here.
                 continue
+            # REP repeats the last character that started a cell, without the
+            # marks or cluster code points joined to it, as xterm
+            # (``lastchar``) and Ghostty (``previous_char``) do.
+            self.last_char = char
             after_zwj = False
             # Text stops at the right margin from inside it, at the edge from
             # right of it (xterm's ``dotext``); without margins, the edge.

@@ -96,12 +96,12 @@ class MarkOps(CharsetOps):
         )
         if not joins:
             return False
+        # REP keeps repeating the code point that started the cell, as in
+        # Ghostty (``previous_char`` is set only for one that starts a cell).
         if len(text) > MAX_CLUSTER:
-            self.last_char = text
             return True
         line[x] = new_tuple(type(cell), (text + char, *cell[1:]))  # ``_replace``, faster
         forget(line)
-        self.last_char = text + char
         self.dirty.add(y)
         if char == "\ufe0f" and wcwidth(text[0]) == 1 and x + 1 < self.columns \
                 and EMOJI.match(text) is not None:
@@ -136,8 +136,9 @@ class MarkOps(CharsetOps):
             line[x] = new_tuple(type(last), (data, *last[1:]))
             forget(line)
             self.dirty.add(self.cursor.y)
-        # REP repeats the whole character, marks included.
-        self.last_char = data
+        # REP repeats the base character alone, as xterm (its ``lastchar``
+        # is the last base character ``dotext`` wrote; marks go to
+        # ``addXtermCombining``) and Ghostty do: ``last_char`` stays.
 
     def _cell_before_cursor(self) -> tuple[StaticDefaultDict[int, Char], int] | None:
         """The row and column of the character before the cursor, which a

@@ -213,8 +213,8 @@ class TermScreen(KeptRows, ModeOps, ScrollOps, CursorOps, TabOps, ResizeOps, Pal
     def alignment_display(self) -> None:
         """DECALN (``ESC # 8``): the screen full of E in the default style,
         and, as in tmux and DEC STD 070, the margins and origin mode reset
-        and the cursor home; the pen stays (pyte only swaps each cell's
-        text)."""
+        and the cursor home. The pen stays here; the dispatcher then turns
+        its rendition off, as xterm does (``RENDITION_OFF``)."""
         self.margins = None
         self.lr_margins = None  # xterm's ``resetMargins``; DECLRMM stays
         self.mode.discard(mo.DECOM)

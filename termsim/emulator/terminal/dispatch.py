@@ -81,6 +81,12 @@ _C0_IGNORED = "\x18\x1a\x05"
 _SILENT_PRIVATE_FINALS = {"?": "", ">": "mnut"}
 
 
+#: What DECALN does to the pen besides filling the screen: every rendition
+#: off, the colours kept (xterm's CASE_DECALN calls ``resetRendition``;
+#: Ghostty agrees): normal intensity, not italic, not underlined, not
+#: blinking, not reversed, visible, not crossed out.
+RENDITION_OFF = "22;23;24;25;27;28;29"
+
 class Owner(Protocol):
     """What the dispatcher needs of the terminal that owns it (``Terminal``):
     a protocol, so that this module does not import ``terminal.py`` back."""
@@ -354,6 +360,7 @@ class Dispatch(RunMemo, ModeRules):
             s.define_charset(final, inter)
         elif inter == "#" and final == "8":
             s.alignment_display()
+            self.sgr.apply(RENDITION_OFF)
         elif inter not in ("%", " "):
             # Unknown character sets, DEC double-size lines (ESC # 3..6),
             # counted so a wait's error shows them. ESC % (UTF-8 selection)
