@@ -87,6 +87,7 @@ _SILENT_PRIVATE_FINALS = {"?": "", ">": "mnut"}
 #: blinking, not reversed, visible, not crossed out.
 RENDITION_OFF = "22;23;24;25;27;28;29"
 
+
 class Owner(Protocol):
     """What the dispatcher needs of the terminal that owns it (``Terminal``):
     a protocol, so that this module does not import ``terminal.py`` back."""
