@@ -892,6 +892,10 @@ def _args(t: Token) -> tuple[int | None, ...]:
     return t.params if isinstance(t, Csi) else ()
 
 
+def _mouse_tracking(t: Token) -> bool:
+    """``CSI Ps;Ps... T`` or ``CSI 0 T``: xterm's mouse highlight tracking."""
+    return _csi("T")(t) and (len(_args(t)) > 1 or _args(t) == (0,))
+
 def _raw(name: str) -> Callable[[Token], bool]:
     return lambda t: isinstance(t, Raw) and t.name == name
 
@@ -1385,11 +1389,11 @@ KNOWN_DIFFERENCES: list[Known] = [
     Known(
         "sd-with-several-parameters",
         "CSI Ps;Ps T with more than one parameter (or CSI 0 T): tmux scrolls down by "
-        "the first; termsim, as xterm, takes it for mouse highlight tracking and does "
-        "not scroll (with more than one parameter).",
+        "the first (or one); termsim, as xterm and Ghostty, takes it for mouse highlight "
+        "tracking and does not scroll.",
         "CASE_TRACK_MOUSE: more than one parameter, or a first of 0, is mouse tracking.",
-        _any(lambda t: _csi("T")(t) and len(_args(t)) > 1),
-        strip=_without(lambda t: _csi("T")(t) and len(_args(t)) > 1),
+        _any(_mouse_tracking),
+        strip=_without(_mouse_tracking),
         example=(3, 2, b"a\x1b[1;2T"),
     ),
     Known(

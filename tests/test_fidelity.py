@@ -214,6 +214,15 @@ def test_DECALN_turns_the_rendition_off_and_keeps_the_colours() -> None:
     term, _ = feed_split(b"\x1b[?5h\x1b[7m\x1b#8\x1b[?5la", 3, 1)
     assert term.screen.cell(0, 0).style.reverse is False
 
+
+def test_SD_0_is_mouse_tracking_and_scrolls_nothing() -> None:
+    """xterm's CASE_TRACK_MOUSE: ``CSI 0 T`` (or more than one parameter)
+    is mouse highlight tracking, not a scroll; Ghostty agrees. ``CSI T``
+    scrolls one row."""
+    term, _ = feed_split(b"a\x1b[0T", 2, 2)
+    assert term.screen.lines == ("a ", "  ") and term.unknown["CSI T"] == 1
+    assert screen(b"a\x1b[T", 2, 2) == ["", "a"]
+
 # -- selective erase (DECSCA, DECSED, DECSEL) --------------------------------------------
 
 

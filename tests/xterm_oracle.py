@@ -826,13 +826,6 @@ KINDS: tuple[Kind, ...] = (
          lambda p: _csi_final(p, "b") and any(
              isinstance(t, Raw) and (t.name == "ESC" or "left open" in t.name)
              for t in p.tokens), (5, 1, b"a\x1b\x1b[b")),
-    Kind("sd-zero-is-mouse-tracking",
-         "CSI 0 T is mouse highlight tracking (a reset) in xterm, not a scroll; termsim "
-         "scrolls down one row",
-         "charproc.c CASE_TRACK_MOUSE: nparam > 1 || GetParam(0) == 0 is mouse tracking",
-         "P8", lambda p: any(isinstance(t, Csi) and t.final == "T" and not t.private
-                             and t.params[:1] == (0,) for t in p.tokens),
-         (2, 2, b"a\x1b[0T")),
     Kind("sgr-colour-missing-parameters",
          "SGR 38;5 / 48;5 (and 38;2 / 48;2) with parameters missing at the end: xterm "
          "reads the missing ones as 0 (palette entry 0, or black); termsim ignores the "

@@ -423,9 +423,13 @@ class Dispatch(RunMemo, ModeRules):
         self.s.scroll_up(a[0] if a else None)
 
     def _scroll_down(self, a: list[int]) -> None:
-        if len(a) <= 1:
+        """SD, but ``CSI 0 T`` and ``CSI Ps;Ps;Ps;Ps;Ps T`` are xterm's mouse
+        highlight tracking (charproc.c CASE_TRACK_MOUSE: ``nparam > 1 ||
+        GetParam(0) == 0``), which scrolls nothing (Ghostty agrees):
+        counted as not understood."""
+        if len(a) <= 1 and a != [0]:
             self.s.scroll_down(a[0] if a else None)
-        else:  # CSI Ps;Ps;Ps;Ps;Ps T is mouse highlight tracking
+        else:
             self.term.unknown["CSI T"] += 1
 
     def _repeat(self, count: int | None) -> None:
