@@ -376,6 +376,14 @@ class Session(Driver):
         # write counts against a loss (never a false warning).
         watch = cooked and line is not None and line.kept and not line.flushes
         reads = self._pty.reads_seen() if watch else None
+        if not watch and self._pty.reads.pending:
+            # An earlier input not yet seen read, or read and not yet seen
+            # answered: the kernel may know already, and the read watch may
+            # not have run yet (this task came first). Ask now, so that its
+            # InputRead goes before this input, as it happened: a replay
+            # waiting ``since`` that input would otherwise find its answer
+            # only after this one.
+            self._pty.probe_reads()
         # The mark must cover every byte read so far: apply the backlog
         # first, so "since" means "read after this input was written".
         self._pty.drain()
