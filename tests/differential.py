@@ -503,6 +503,17 @@ TMUX_WAY = Emulation(linefeed_at_wrap="tmux", lines_home=False, alternate_cursor
                      column_mode="clear")
 
 
+@functools.lru_cache(maxsize=8192)
+def _cell_look(char: str, style: Style) -> tuple[str, Look]:
+    """A termsim cell as compared: made once for each character and style
+    (most cells of a screen are the same blank; the oracles compare
+    thousands of screens, and this was most of their time)."""
+    flags = {name for name in ("bold", "italic", "underline", "reverse", "strikethrough",
+                               "blink") if getattr(style, name)}
+    char = unicodedata.normalize("NFC", char)
+    return char, _look(char, _rgb(style.fg, "fg"), _rgb(style.bg, "bg"), flags)
+
+
 def termsim_view(program: Program, emulation: Emulation | None = None) -> View:
     """What a fresh ``termsim.emulator.Terminal`` shows after the program (and CLOSE,
     as tmux gets it), with ``emulation`` (:data:`TMUX_WAY` if None)."""
@@ -511,18 +522,9 @@ def termsim_view(program: Program, emulation: Emulation | None = None) -> View:
     term.feed(program.data + CLOSE)
     snap = term.screen
     lines = tuple(unicodedata.normalize("NFC", line).rstrip(" ") for line in snap.lines)
-    cells = []
-    for r in range(snap.rows):
-        row = []
-        for cell in snap.row_cells(r):
-            if cell.char == "":
-                continue  # the right half of a wide character
-            s = cell.style
-            flags = {name for name in ("bold", "italic", "underline", "reverse",
-                                       "strikethrough", "blink") if getattr(s, name)}
-            char = unicodedata.normalize("NFC", cell.char)
-            row.append((char, _look(char, _rgb(s.fg, "fg"), _rgb(s.bg, "bg"), flags)))
-        cells.append(_trimmed(row))
+    cells = [_trimmed([_cell_look(cell.char, cell.style) for cell in snap.row_cells(r)
+                       if cell.char != ""])  # "": the right half of a wide character
+             for r in range(snap.rows)]
     modes = (snap.cursor.visible, snap.modes.insert, snap.modes.autowrap, snap.modes.origin,
              snap.alternate)
     return View(program.cols, program.rows, lines, (snap.cursor.row, snap.cursor.col),

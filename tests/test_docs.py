@@ -33,6 +33,7 @@ against tmux. The tests that need tmux skip without it.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import random
 import re
@@ -44,6 +45,7 @@ import zlib
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import msgpack
@@ -637,10 +639,7 @@ def test_the_long_runs_printed_options_are_the_scripts(monkeypatch: pytest.Monke
     replaced (5,000 programs take long), so tmux is not needed."""
     long = _fuzz_command_lines()[0]
     assert long[:2] == ["python", "fuzz/tmux_differential.py"]
-    spec = importlib.util.spec_from_file_location("tmux_differential", FUZZ)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _fuzz_script()
     asked: list[tuple[int, ...]] = []
 
     def fuzz(*args: int) -> int:
@@ -653,6 +652,17 @@ def test_the_long_runs_printed_options_are_the_scripts(monkeypatch: pytest.Monke
     assert module.main() == 0
     options = dict(zip(long[2::2], long[3::2], strict=True))
     assert asked == [(int(options["--seed"]), int(options["--programs"]), 400)]
+
+
+@functools.cache
+def _fuzz_script() -> ModuleType:
+    """``fuzz/tmux_differential.py``, loaded once a process (a script, not a
+    package: by path)."""
+    spec = importlib.util.spec_from_file_location("tmux_differential", FUZZ)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -747,15 +757,23 @@ def test_the_examples_shrunk_into_another_entry_are_the_ones_the_page_names() ->
 @needs_tmux
 @pytest.mark.parametrize(("name", "argv"), _examples(), ids=[n for n, _ in _examples()])
 def test_each_example_command_runs_as_printed_and_shows_its_difference(
-    name: str, argv: list[str],
+    name: str, argv: list[str], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    done = _run(argv)
-    assert done.returncode == 0, done.stdout + done.stderr
+    # The script's own main, given the printed arguments, in this process:
+    # a new interpreter would spend most of its time importing (0.4 s of
+    # CPU, 31 times). The command line as a whole runs in a process of its
+    # own in the one-program test above.
+    assert argv[:2] == ["python", "fuzz/tmux_differential.py"]
+    monkeypatch.setattr(sys, "argv", argv[1:])
+    status = _fuzz_script().main()
+    out, err = capsys.readouterr()
+    assert status == 0, out + err
     # The example's own screens first: they differ.
-    assert "termsim and tmux agree" not in done.stdout
-    reported = re.findall(r"^known difference '([\w-]+)'", done.stdout, re.M)
-    assert reported, done.stdout
-    assert SHRUNK_INTO_ANOTHER.get(name, name) in reported, done.stdout
+    assert "termsim and tmux agree" not in out
+    reported = re.findall(r"^known difference '([\w-]+)'", out, re.M)
+    assert reported, out
+    assert SHRUNK_INTO_ANOTHER.get(name, name) in reported, out
     if name in SHRUNK_INTO_ANOTHER:
         assert name not in reported, f"{name}: the note in docs/differences.md is stale"
 

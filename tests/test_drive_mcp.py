@@ -13,6 +13,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,10 +25,14 @@ from termsim.codegen.driven import driven_steps, generate
 from termsim.files import Recording
 from termsim.live.process import is_running
 
-mcp = pytest.importorskip("mcp")
-from mcp.client.stdio import stdio_client  # noqa: E402
-
 pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def mcp() -> ModuleType:
+    """The SDK, imported by the tests that use it: imported with this file, it
+    cost each pytest worker 0.3 s of CPU (pydantic models), eight times."""
+    return pytest.importorskip("mcp")
 
 PROMPT = {"cursor_after": "❯ ", "input_ready": True}
 
@@ -53,7 +58,8 @@ def _answer(result: Any) -> tuple[bool, dict[str, Any]]:
     return bool(data["isError"]), answer
 
 
-async def _through_mcp(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+async def _through_mcp(mcp: ModuleType,
+                       directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     home = directory / "home"
     home.mkdir()
     (directory / "examples").mkdir()
@@ -63,7 +69,8 @@ async def _through_mcp(directory: Path) -> tuple[list[dict[str, Any]], dict[str,
         command=command[0], args=command[1:], cwd=str(directory),
         env={**inherited_env(), "HOME": str(home), "AGENT_REPL_BOOT_SECONDS": "0.3"})
     answers: list[dict[str, Any]] = []
-    async with stdio_client(params) as (read, write), mcp.ClientSession(read, write) as client:
+    async with mcp.stdio_client(params) as (read, write), \
+            mcp.ClientSession(read, write) as client:
         await client.initialize()
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert set(tools) == {"start", "type", "press", "paste", "resize", "wait", "screen",
@@ -97,7 +104,7 @@ async def _through_mcp(directory: Path) -> tuple[list[dict[str, Any]], dict[str,
 
 
 async def test_the_same_steps_through_mcp_give_the_same_screens_and_recording(
-    drive: Driver,
+    mcp: ModuleType, drive: Driver,
 ) -> None:
     # Through the shell: the steps of tests/test_drive.py.
     python = sys.executable
@@ -113,7 +120,7 @@ async def test_the_same_steps_through_mcp_give_the_same_screens_and_recording(
     shell_screen = drive("screen", "repl", "--json").json()
     shell_recording = drive("stop", "repl", "--json").json()["recording"]
 
-    answers, screen = await _through_mcp(Path(tempfile.mkdtemp(dir=drive.cwd)))
+    answers, screen = await _through_mcp(mcp, Path(tempfile.mkdtemp(dir=drive.cwd)))
     assert screen["screen"]["lines"] == shell_screen["screen"]["lines"]
     assert screen["screen"]["cursor"] == shell_screen["screen"]["cursor"]
     assert screen["text"] == shell_screen["text"]
@@ -134,7 +141,8 @@ async def test_the_same_steps_through_mcp_give_the_same_screens_and_recording(
     assert body(mcp_recording) == body(shell_recording)
 
 
-async def test_an_mcp_server_killed_with_sigkill_leaves_no_program(tmp_path: Path) -> None:
+async def test_an_mcp_server_killed_with_sigkill_leaves_no_program(
+        mcp: ModuleType, tmp_path: Path) -> None:
     """``termsim mcp`` gives its programs the daemon's mark and tells a
     reaper of them, as the daemon does: killed with SIGKILL (an agent's
     client crashing takes its server down), it leaves none of them running,
@@ -143,7 +151,8 @@ async def test_an_mcp_server_killed_with_sigkill_leaves_no_program(tmp_path: Pat
     command = _server()
     params = mcp.StdioServerParameters(command=command[0], args=command[1:], cwd=str(tmp_path),
                                        env=inherited_env())
-    async with stdio_client(params) as (read, write), mcp.ClientSession(read, write) as client:
+    async with mcp.stdio_client(params) as (read, write), \
+            mcp.ClientSession(read, write) as client:
         await client.initialize()
 
         async def call(tool: str, **arguments: Any) -> dict[str, Any]:

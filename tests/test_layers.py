@@ -20,6 +20,7 @@ circle added, and on a copy of the real package with one bad line in it.
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -91,6 +92,18 @@ def resolve(importer: str, is_package: bool, level: int, module: str | None) -> 
     return ".".join([*base, *(module.split(".") if module else [])])
 
 
+@functools.cache
+def _parse(text: str, filename: str) -> ast.Module:
+    return ast.parse(text, filename)
+
+
+def parsed(path: Path) -> ast.Module:
+    """The module's tree, parsed once a process for each text: seven checks
+    read the same 150 modules, and copies of the package differ in one file.
+    (The trees are only read.)"""
+    return _parse(path.read_text(), path.name)
+
+
 def read_imports(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """Every module's termsim imports and its outside imports (top names)."""
     inner: dict[str, set[str]] = {}
@@ -101,7 +114,7 @@ def read_imports(root: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
         is_package = path.name == "__init__.py"
         deps: set[str] = set()
         others: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and node.level:
                 target = resolve(name, is_package, node.level, node.module)
                 for alias in node.names:
@@ -229,7 +242,7 @@ def private_imports(root: Path) -> list[str]:
     itself, used by another (a shared name goes without the underscore)."""
     found = []
     for path in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and (
                     node.level or (node.module or "").split(".")[0] == "termsim"):
                 found += [f"{module_name(path, root)} imports {alias.name}"
