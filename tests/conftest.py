@@ -20,6 +20,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 EXAMPLE = [sys.executable, str(ROOT / "examples" / "agent_repl.py")]
 
+# pytest rewrites the asserts of every test module it imports and caches the
+# result beside it, unless PYTHONDONTWRITEBYTECODE is set: then, run after
+# run, each of the eight xdist workers rewrites all hundred test files again
+# (2 s of CPU each, on two cores). The suite keeps pytest's cache, and
+# Python's for the modules imported from here on, whatever that variable
+# says (both are ignored by git); a read-only tree still works (the write
+# is skipped).
+sys.dont_write_bytecode = False
+
 # A background job of a shell script (`pytest ... &`, nohup) starts with
 # SIGINT ignored, and every program it starts inherits that, through termsim's
 # spawn: a program cannot even trap a signal ignored on entry, so Ctrl-C (the
@@ -31,7 +40,7 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 # Hypothesis: two profiles, chosen by TERMSIM_HYPOTHESIS_PROFILE. "ci" (the
 # default, what the README's test command runs) tries a quarter of each
 # test's examples, so the suite runs in a minute; "full" tries them all:
-#     TERMSIM_HYPOTHESIS_PROFILE=full python -m pytest -n 4
+#     TERMSIM_HYPOTHESIS_PROFILE=full python -m pytest -n 8
 # Neither has a deadline or the too_slow health check: both are wall-clock
 # limits, which a loaded machine breaks without anything being wrong.
 _UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
