@@ -472,14 +472,6 @@ KINDS: tuple[Kind, ...] = (
          "src/terminal/stream.zig csiDispatch: a final other than m with a colon "
          "separator is logged and dropped",
          _XTERM_KINDS["colon-outside-sgr-ignored"].matches, (5, 1, b"\x1b[3:1Cx"), bug=True),
-    Kind("selective-erase-splits-a-wide-character",
-         "termsim bug (xterm oracle's P10): DECSEL/DECSED (CSI ? K, CSI ? J) over one "
-         "half of a two-column character blanks both halves in Ghostty, as in xterm; "
-         "termsim leaves the other half, an orphaned stub",
-         "src/terminal/Terminal.zig eraseLine/eraseDisplay with protected=true: the "
-         "same wide-character handling as EL/ED",
-         lambda p: _csi_final(p, "JK", "?") and _text_with(p, _wide),
-         (3, 1, "\u4e2da\r\x1b[?1K".encode()), bug=True),
     # -- Ghostty's own choices --------------------------------------------------------
     Kind("one-column-screen",
          "on a screen one column wide, Ghostty drops a two-column character (termsim "

@@ -234,6 +234,23 @@ def test_selective_erase_leaves_protected_cells() -> None:
     assert screen(b'ab\x1b[1"qcd\x1b[0"qef\x1b[?K')[0] == "abcdef"  # from the cursor
 
 
+def test_selective_erase_blanks_a_wide_character_it_cuts_whole() -> None:
+    """As EL does (xterm's ClearInLine2 goes through ClearCells' checks;
+    Ghostty's eraseLine too): one half of a two-column character erased
+    blanks both, and no half is left behind. A protected one stays whole."""
+    wide = "\u4e2d".encode()
+    for data, left in [
+        (wide + b"a\r\x1b[?1K", "  a "),  # the left half erased: both go
+        (wide + b"a\x1b[1;2H\x1b[?K", "    "),  # from the right half on
+        (b"x" + wide + b"\x1b[1;2H\x1b[?1K", "    "),  # up to the left half
+        (wide + b"a\r\x1b[?1J", "  a "),  # DECSED as DECSEL
+    ]:
+        term, _ = feed_split(data, 4, 1)
+        assert "".join(term.screen.cell(0, c).char for c in range(4)) == left, data
+    kept = b'\x1b[1"q' + wide + b'\x1b[0"qa\r\x1b[?1K'
+    assert screen(kept, 4, 1) == ["\u4e2da"]
+
+
 def test_ED_and_EL_erase_protected_cells_too() -> None:
     assert screen(b'ab\x1b[1"qcd\x1b[0"qef\x1b[2K')[0] == ""
     assert screen(b'ab\x1b[1"qcd\x1b[2J')[0] == ""

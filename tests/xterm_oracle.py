@@ -832,13 +832,6 @@ KINDS: tuple[Kind, ...] = (
          "colour",
          "charproc.c parse_extended_colors: GetParam past nparam reads 0 (init_params "
          "zeroes them)", "P9", _short_extended_colour, (2, 1, b"\x1b[48;5ma")),
-    Kind("selective-erase-splits-a-wide-character",
-         "DECSEL/DECSED (CSI ? K, CSI ? J) over one half of a two-column character: xterm "
-         "blanks both halves, as for EL; termsim leaves the other half, an orphaned stub",
-         "util.c ClearInLine2 / ClearBelow... through the same wide-character checks as "
-         "EL (ClearCells)", "P10",
-         lambda p: _csi_final(p, "JK", "?") and _text_with(p, _wide),
-         (3, 1, "\u4e2da\r\x1b[?1K".encode())),
     Kind("format-character-dropped",
          "a format character (U+200B, U+200D: category Cf) is dropped by xterm; termsim "
          "keeps it as a zero-width mark on the cell before",

@@ -42,7 +42,15 @@ class EraseOps(ScreenState):
         line = buffer.get(y)
         blank = self._blank()
         self.dirty.add(y)
+        if line is not None:
+            if start > 0 and is_stub(line.get(start)):
+                start -= 1
+            if stop < columns and is_stub(line.get(stop)):
+                stop += 1
         if self.selective:
+            # The wide character cut by an end is erased whole here too
+            # (xterm's ClearInLine2 goes through ClearCells' checks); a
+            # protected one stays whole, its two halves drawn with one pen.
             if line is not None:
                 for x in [x for x, cell in line.items()
                           if start <= x < stop and not isinstance(cell, Protected)]:
@@ -54,11 +62,6 @@ class EraseOps(ScreenState):
             if blank is not None:
                 buffer[y].update((x, blank) for x in range(start, stop) if x not in buffer[y])
             return
-        if line is not None:
-            if start > 0 and is_stub(line.get(start)):
-                start -= 1
-            if stop < columns and is_stub(line.get(stop)):
-                stop += 1
         if blank is None:
             if line is None:
                 return
