@@ -581,8 +581,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("sgr-colour-missing-parameters",
          "SGR 38/48 not followed by 5 and an index or 2 and three values (38;5 at the "
          "end, 48;103): Ghostty drops the 38/48 and reads what follows as attributes of "
-         "their own (5 is blink, 103 a background); termsim ignores them all (xterm "
-         "reads missing values as 0)",
+         "their own (5 is blink, 103 a background); termsim, as xterm, reads the "
+         "missing values as 0, and ignores a 38/48 with another mode",
          "src/terminal/sgr.zig Parser.next: 38/48 without enough parameters is "
          "unknown, one parameter consumed",
          _short_extended_colour, (3, 1, b"\x1b[38;5mb")),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyte
 import pytest
 from conftest import examples
-from helpers import COLS, ROWS, feed_chunks, feed_split, query_log
+from helpers import COLS, ROWS, fed, feed_chunks, feed_split, query_log
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -530,7 +530,7 @@ def test_SGR_sets_what_pyte_sets(sequences: list[list[int]], reverse_video: bool
     extra: dict[str, bool | str | None] = {"dim": False, "invisible": False, "underline": None}
     for values in sequences + sequences:
         term.feed(b"\x1b[" + ";".join(map(str, values)).encode() + b"m")
-        screen.select_graphic_rendition(*values)
+        screen.select_graphic_rendition(*_as_xterm_reads(values))
         _beyond_pyte(values or [0], extra)
         pen = screen.cursor.attrs
         shown = pen._replace(reverse=pen.reverse != reverse_video,
@@ -539,6 +539,22 @@ def test_SGR_sets_what_pyte_sets(sequences: list[list[int]], reverse_video: bool
             shown = StyledChar(*shown, extra["dim"], extra["invisible"], extra["underline"] or "")
         got = term._screen.cursor.attrs
         assert (type(got), got) == (type(shown), shown), values
+
+
+def _as_xterm_reads(values: list[int]) -> list[int]:
+    """The values with those xterm reads as 0 added: an extended colour
+    (38/48 with 5 or 2) short of values at the end, which pyte drops."""
+    i, n = 0, len(values)
+    while i < n:
+        code = values[i]
+        i += 1
+        if code in (38, 48) and i < n:
+            need = {5: 1, 2: 3}.get(values[i], 0)
+            i += 1
+            if i + need > n:
+                return [*values, *[0] * (i + need - n)]
+            i += need
+    return values
 
 
 def _beyond_pyte(values: list[int], extra: dict[str, bool | str | None]) -> None:
@@ -566,7 +582,7 @@ _XTERM_ONLY: dict[int, dict[str, bool | str | None]] = {
 
 @pytest.mark.parametrize("params", [
     "38;2;1;2;3", "48;2;255;0;10", "38;2;300;2;3", "38;2;0010;2;3", "48;2;9999;0;0",
-    "38;2;1;2", "38;2;1;2;3;1", "1;38;2;1;2;3", "48;2;1;2;3;38;2;4;5;6", "38;2;;2;3",
+    "38;2;1;2;3;1", "1;38;2;1;2;3", "48;2;1;2;3;38;2;4;5;6", "38;2;;2;3",
 ])
 def test_SGR_24_bit_colours_set_what_pyte_sets(params: str) -> None:
     # A 24-bit colour alone takes a shortcut (Sgr.apply_true_colour); other
@@ -579,6 +595,18 @@ def test_SGR_24_bit_colours_set_what_pyte_sets(params: str) -> None:
         term.feed(f"\x1b[{before}m\x1b[{params}m".encode())
         stream.feed(f"\x1b[{before}m\x1b[{params}m")
         assert term._screen.cursor.attrs == screen.cursor.attrs, (before, params)
+
+
+def test_SGR_extended_colours_short_of_values_read_them_as_0_as_xterm_does() -> None:
+    """Where pyte drops the colour (and the codes after it): xterm's
+    parse_extended_colors reads the values missing at the end as 0."""
+    for params, fg, bg in [("38;2;1;2", "010200", "default"), ("48;5", "default", "000000"),
+                           ("1;38;5;9;48;5", "ff0000", "000000"), ("38;2", "000000", "default")]:
+        style = fed(f"\x1b[{params}mx").screen.cell(0, 0).style
+        assert (style.fg, style.bg) == (fg, bg), params
+    style = fed(b"\x1b[58;5;1;4mx").screen.cell(0, 0).style  # (58: kitty's, as before)
+    assert style.underline_colour == "cd0000" and style.underline
+    assert fed(b"\x1b[1;58;5mx").screen.cell(0, 0).style.underline_colour == "default"
 
 
 def test_DCS_body_is_swallowed_and_logged() -> None:

@@ -718,19 +718,6 @@ def _whole_non_character_in_text(program: Program) -> bool:
         and any(isinstance(t, Text) for t in program.tokens)
 
 
-def _short_extended_colour(program: Program) -> bool:
-    """SGR 38/48 with 5 or 2 and fewer parameters after it than that needs."""
-    for t in program.tokens:
-        if isinstance(t, Csi) and t.final == "m" and not t.private:
-            params = t.params
-            for i, p in enumerate(params):
-                if p in (38, 48) and i + 1 < len(params) and params[i + 1] in (2, 5):
-                    need = 3 if params[i + 1] == 2 else 1
-                    if len(params) - i - 2 < need:
-                        return True
-    return False
-
-
 def _mark_first(program: Program) -> bool:
     return any(isinstance(t, Text) and _glibc_width(t.text[0]) == 0 for t in program.tokens)
 
@@ -826,12 +813,6 @@ KINDS: tuple[Kind, ...] = (
          lambda p: _csi_final(p, "b") and any(
              isinstance(t, Raw) and (t.name == "ESC" or "left open" in t.name)
              for t in p.tokens), (5, 1, b"a\x1b\x1b[b")),
-    Kind("sgr-colour-missing-parameters",
-         "SGR 38;5 / 48;5 (and 38;2 / 48;2) with parameters missing at the end: xterm "
-         "reads the missing ones as 0 (palette entry 0, or black); termsim ignores the "
-         "colour",
-         "charproc.c parse_extended_colors: GetParam past nparam reads 0 (init_params "
-         "zeroes them)", "P9", _short_extended_colour, (2, 1, b"\x1b[48;5ma")),
     Kind("format-character-dropped",
          "a format character (U+200B, U+200D: category Cf) is dropped by xterm; termsim "
          "keeps it as a zero-width mark on the cell before",

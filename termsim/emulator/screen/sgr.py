@@ -220,15 +220,23 @@ def _sgr_changes(
             key = _COLOUR_FIELDS[code]
             mode = values[i]
             i += 1
-            if mode == 5 and i < n:
+            if mode not in (2, 5):
+                continue
+            need = 1 if mode == 5 else 3
+            if i + need > n:
+                if code == 58:
+                    break  # (an underline colour short of values is dropped)
+                # xterm reads the values missing at the end as 0: palette
+                # entry 0, or black's parts (charproc.c parse_extended_colors:
+                # GetParam past the count, which init_params zeroed).
+                values = (*values, *(0,) * (i + need - n))
+                n = len(values)
+            if mode == 5:
                 if values[i] < len(g.FG_BG_256):  # pyte skips other indexes
                     changes[key] = g.FG_BG_256[values[i]]
-                i += 1
-            elif mode == 2 and i + 3 <= n:
+            else:
                 changes[key] = "{:02x}{:02x}{:02x}".format(*values[i:i + 3])
-                i += 3
-            elif mode in (2, 5):
-                break  # pyte runs out of parameters and stops there
+            i += need
     if any(changes.get(name, off) != off
            for name, off in zip(_FIELDS[EXTRA:], _EXTRA_OFF, strict=True)):
         return _TurnsOn(changes), tuple(ignored)
