@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import functools
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -95,6 +95,16 @@ def resolve(importer: str, is_package: bool, level: int, module: str | None) -> 
 @functools.cache
 def _parse(text: str, filename: str) -> ast.Module:
     return ast.parse(text, filename)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forget_the_trees() -> Iterator[None]:
+    """The trees are shared by this module's checks only. Kept for the rest
+    of an xdist worker's life they were a third of a million objects that
+    every full pass of the cycle collector walked again, in whatever tests
+    that worker ran next."""
+    yield
+    _parse.cache_clear()
 
 
 def parsed(path: Path) -> ast.Module:
