@@ -5,14 +5,12 @@ end, and bounds no recording can push past (read back with Pillow)."""
 from __future__ import annotations
 
 import io
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import program
+from helpers import cli_under_a_memory_limit
 from test_pictures import images_made
 
 import termsim
@@ -256,35 +254,6 @@ def test_a_frame_past_its_pixels_is_refused_before_it_is_drawn(
     assert main(["export", str(path), "-o", str(tmp_path / "s.png")]) == 0  # one screen fits
 
 
-#: A child that sets a 1.5 GiB address-space limit, then runs ``termsim export``
-#: once for each argument list in its first argument (JSON), one after the other,
-#: and writes to its second each one's exit status and what it wrote to file
-#: descriptor 2 (Python's stderr and any C library's alike). One interpreter and
-#: one import of termsim and Pillow for all of them: each costs more CPU than a
-#: refused export does.
-_LIMITED_EXPORTS = """
-import json, os, resource, sys, tempfile
-resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
-from termsim.cli import main
-results = []
-for argv in json.loads(sys.argv[1]):
-    with tempfile.TemporaryFile() as err:
-        sys.stderr.flush()
-        saved = os.dup(2)
-        os.dup2(err.fileno(), 2)
-        try:
-            status = main(argv)
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-        err.seek(0)
-        results.append([status, err.read().decode("utf-8", "replace")])
-with open(sys.argv[2], "w", encoding="utf-8") as out:
-    json.dump(results, out)
-"""
-
-
 @pytest.mark.timeout(120)
 def test_exports_of_a_hostile_recording_stay_within_a_memory_limit(tmp_path: Path) -> None:
     """A screen redrawn whole, and a 1000x1000 one, exported to PNG and GIF
@@ -302,12 +271,9 @@ def test_exports_of_a_hostile_recording_stay_within_a_memory_limit(tmp_path: Pat
     _bomb(huge, 1000, 1000, 4)
     exports = ((redraws, "r.gif", 0), (redraws, "r.png", 0), (huge, "h.gif", 1),
                (huge, "h.png", 1))
-    argv = [["export", str(source), "-o", str(tmp_path / name)] for source, name, _ in exports]
-    results = tmp_path / "results.json"
-    done = subprocess.run([sys.executable, "-c", _LIMITED_EXPORTS, json.dumps(argv),
-                           str(results)], capture_output=True, timeout=100)
-    assert done.returncode == 0, done.stderr
-    got = json.loads(results.read_text(encoding="utf-8"))
+    got = cli_under_a_memory_limit(
+        [["export", str(source), "-o", str(tmp_path / name)] for source, name, _ in exports],
+        limit=3 << 29)
     for (_, name, status), (code, err) in zip(exports, got, strict=True):
         assert code == status, (name, err)
         assert len(err.strip().splitlines()) == 1, (name, err)

@@ -6,11 +6,10 @@ hold, a resize a reader would refuse, and the failed test's report.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import cli_under_a_memory_limit
 
 import termsim
 from termsim import ArgumentError, RecordingError, Text
@@ -69,13 +68,10 @@ def test_a_pattern_that_would_expand_past_its_size_is_not_built(tmp_path: Path) 
     machine."""
     path = tmp_path / "bomb.tsr"
     _failed_wait(path, BOMB, b"a" * 60)
-    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30)); "
-            "from termsim.cli import main; sys.exit(main(sys.argv[1:]))")
-    for argv in (["show", "--steps", str(path)],
-                 ["export", str(path), "-o", str(tmp_path / "page.html")]):
-        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
-                              timeout=60)
-        assert done.returncode == 0, done.stderr
+    commands = (["show", "--steps", str(path)],
+                ["export", str(path), "-o", str(tmp_path / "page.html")])
+    for status, err in cli_under_a_memory_limit(commands, limit=1 << 30, timeout=60):
+        assert status == 0, err
     assert predicate_text.parse(f"regex /{BOMB}/ in the screen") is None
     size = predicate_text.PATTERN_SIZE
     assert predicate_text.parse(f"regex /a{{{size - 10}}}/ in the screen") is not None
@@ -149,8 +145,6 @@ def test_a_reader_that_keeps_every_steps_screen_stops_at_its_budget(tmp_path: Pa
     under the one limit, each with its own status and stderr (file
     descriptor 2, Python's or a C library's): an interpreter and termsim's
     modules, started for each, cost a third of a second every time."""
-    import json
-
     from termsim.engine.playback import MAX_HELD_CELLS
     from termsim.events import Resize
 
@@ -163,34 +157,9 @@ def test_a_reader_that_keeps_every_steps_screen_stops_at_its_budget(tmp_path: Pa
         writer.write(Output(0.01 * (k + 1) + 0.001, b"\x1b#8"))
     writer.write(End(1.0, "closed"))
     assert path.stat().st_size < 500 and MAX_HELD_CELLS < 6 * 1000 * 1000
-    code = """
-import json, os, resource, sys, tempfile
-resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
-from termsim.cli import main
-results = []
-for argv in json.loads(sys.argv[1]):
-    with tempfile.TemporaryFile() as err:
-        sys.stderr.flush()
-        saved = os.dup(2)
-        os.dup2(err.fileno(), 2)
-        try:
-            status = main(argv)
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-        err.seek(0)
-        results.append([status, err.read().decode("utf-8", "replace")])
-with open(sys.argv[2], "w", encoding="utf-8") as out:
-    json.dump(results, out)
-"""
     commands = [(["show", "--steps", str(path)], 1), (["codegen", str(path)], 1),
                 (["diff", str(path), str(path)], 0), (["show", str(path)], 0)]
-    results = tmp_path / "results.json"
-    done = subprocess.run([sys.executable, "-c", code, json.dumps([a for a, _ in commands]),
-                           str(results)], capture_output=True, timeout=100)
-    assert done.returncode == 0, done.stderr
-    got = json.loads(results.read_text(encoding="utf-8"))
+    got = cli_under_a_memory_limit([argv for argv, _ in commands], limit=3 << 29)
     for (args, want), (status, err) in zip(commands, got, strict=True):
         assert status == want, (args, err)
         if want:
