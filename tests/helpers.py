@@ -18,7 +18,11 @@ not understood.
 from __future__ import annotations
 
 import itertools
+import json
 import os
+import subprocess
+import sys
+import tempfile
 import unicodedata
 import zlib
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
@@ -161,6 +165,50 @@ def sampled_screens(path: str | os.PathLike[str], samples: int = 25) -> Iterator
     times = sorted({e.t for e in recording.events})
     for t in [*times[:: max(1, len(times) // samples)], None]:
         yield playback.screen_at(t)
+
+
+#: The child of :func:`cli_under_a_memory_limit`: the limit first, then each
+#: command, with file descriptors 1 and 2 sent to files of its own (a C
+#: library's writes too, not only Python's), then the results as JSON.
+_LIMITED_CLI = """
+import json, os, resource, sys, tempfile
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
+from termsim.cli import main
+results = []
+for argv in json.loads(sys.argv[2]):
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        sys.stdout.flush(); sys.stderr.flush()
+        saved = os.dup(1), os.dup(2)
+        os.dup2(out.fileno(), 1); os.dup2(err.fileno(), 2)
+        try:
+            status = main(argv)
+        finally:
+            sys.stdout.flush(); sys.stderr.flush()
+            os.dup2(saved[0], 1); os.dup2(saved[1], 2)
+            os.close(saved[0]); os.close(saved[1])
+        err.seek(0)
+        results.append([status, err.read().decode("utf-8", "replace")])
+with open(sys.argv[3], "w", encoding="utf-8") as f:
+    json.dump(results, f)
+"""
+
+
+def cli_under_a_memory_limit(commands: Sequence[Sequence[str]], limit: int,
+                             timeout: float = 100) -> list[tuple[int, str]]:
+    """Each of ``commands`` (``termsim`` arguments) run one after the other in
+    one child process whose address space is limited to ``limit`` bytes: each
+    one's exit status and what it wrote to stderr. The limit makes a command
+    that would take the machine's memory fail instead; one interpreter for
+    all of them, because starting one and importing termsim costs more CPU
+    than a refused command does. The commands share the limit, so each must
+    also leave memory for the next."""
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "results.json"
+        done = subprocess.run([sys.executable, "-c", _LIMITED_CLI, str(limit),
+                               json.dumps([list(c) for c in commands]), str(results)],
+                              capture_output=True, timeout=timeout, check=False)
+        assert done.returncode == 0, done.stderr.decode(errors="replace")
+        return [(status, err) for status, err in json.loads(results.read_text("utf-8"))]
 
 
 #: pyte's colour names (SGR 30-37/40-47 and 90-97/100-107) as palette

@@ -13,6 +13,7 @@ import pytest
 from helpers import (
     COLS,
     ROWS,
+    cli_under_a_memory_limit,
     cursor_of,
     fed,
     feed_chunks,
@@ -228,3 +229,20 @@ async def test_recorded_records_the_session_the_script_drives(tmp_path: Path) ->
     assert (recording.cols, recording.rows) == (30, 4)
     assert any(isinstance(e, Input) and e.data == b"typed\r" for e in recording.events)
     assert "got typed" in Playback(recording).screen_at().text
+
+
+def test_cli_under_a_memory_limit_runs_each_command_with_its_own_status_and_stderr(
+        tmp_path: Path) -> None:
+    recording = Path(__file__).resolve().parent.parent / "recordings" / "passing.tsr"
+    missing = tmp_path / "missing.tsr"
+    results = cli_under_a_memory_limit([["show", str(recording)], ["show", str(missing)],
+                                        ["show", str(recording)]], limit=1 << 30)
+    assert [status for status, _ in results] == [0, 1, 0]
+    assert results[0][1] == results[2][1] == ""
+    assert str(missing) in results[1][1] and len(results[1][1].splitlines()) == 1
+
+
+def test_cli_under_a_memory_limit_fails_when_the_child_cannot_live_within_it() -> None:
+    """16 MiB of address space is less than the interpreter maps to start."""
+    with pytest.raises(AssertionError):
+        cli_under_a_memory_limit([["show", "any.tsr"]], limit=1 << 24)

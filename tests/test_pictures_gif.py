@@ -5,13 +5,12 @@ end, and bounds no recording can push past (read back with Pillow)."""
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import program
+from helpers import cli_under_a_memory_limit
 from test_pictures import images_made
 
 import termsim
@@ -258,18 +257,28 @@ def test_a_frame_past_its_pixels_is_refused_before_it_is_drawn(
 @pytest.mark.timeout(120)
 def test_exports_of_a_hostile_recording_stay_within_a_memory_limit(tmp_path: Path) -> None:
     """A screen redrawn whole, and a 1000x1000 one, exported to PNG and GIF
-    under a 1.5 GiB address-space limit: each ends, in one line."""
+    under a 1.5 GiB address-space limit: each ends, in one line.
+
+    The redrawn screen is 200x100, a GIF frame of 1816x1860 pixels (near
+    MAX_GIF_FRAME_PIXELS), reversed and back twice: every frame is painted
+    whole. More redraws add only more of the same frames (a buggy export that
+    held every frame would need over a hundred of them to pass the limit, more
+    than MAX_GIF_CELLS allows at this size). The 1000x1000 screen is refused
+    before it is drawn. The four exports run in one process, under the one
+    limit, each with its own status and stderr."""
     redraws, huge = tmp_path / "redraws.tsr", tmp_path / "huge.tsr"
-    _bomb(redraws, 200, 100, 20)
+    _bomb(redraws, 200, 100, 4)
     _bomb(huge, 1000, 1000, 4)
-    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29)); "
-            "from termsim.cli import main; sys.exit(main(sys.argv[1:]))")
-    for source, name, status in ((redraws, "r.gif", 0), (redraws, "r.png", 0),
-                                 (huge, "h.gif", 1), (huge, "h.png", 1)):
-        done = subprocess.run([sys.executable, "-c", code, "export", str(source), "-o",
-                               str(tmp_path / name)], capture_output=True, timeout=100)
-        assert done.returncode == status, (name, done.stderr)
-        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    exports = ((redraws, "r.gif", 0), (redraws, "r.png", 0), (huge, "h.gif", 1),
+               (huge, "h.png", 1))
+    got = cli_under_a_memory_limit(
+        [["export", str(source), "-o", str(tmp_path / name)] for source, name, _ in exports],
+        limit=3 << 29)
+    for (_, name, status), (code, err) in zip(exports, got, strict=True):
+        assert code == status, (name, err)
+        assert len(err.strip().splitlines()) == 1, (name, err)
+    assert (tmp_path / "r.gif").stat().st_size and (tmp_path / "r.png").stat().st_size
+    assert not (tmp_path / "h.gif").exists() and not (tmp_path / "h.png").exists()
 
 
 # -- the command ------------------------------------------------------------------------------
