@@ -485,14 +485,20 @@ def test_a_secret_a_row_wraps_is_masked_on_both_rows(tmp_path: Path) -> None:
 def test_tags_are_given_back_when_they_run_out(tmp_path: Path) -> None:
     """A screen with more cells than there are tags for: tags of cells no
     longer shown are collected when they run out, so a secret echoed
-    after 150,000 tagged characters of output is still caught on the screen."""
+    after 150,000 tagged characters of output is still caught on the screen.
+
+    32,000 cells (31,744 at least) put the collection a screen's size
+    allows (four tags a cell and 4,096) past the 131,068 tags there are;
+    150,000 run out of them. The screen is wide and low (1,000 x 32, as
+    many cells as 320 x 100): each read looks for its tags row by row, and
+    fewer rows make that cheaper."""
     line = b"x" * 250 + b"\r"  # a read small enough to be tagged, drawn over and over
     events: list[Event] = [Output(0.1 + k / 1000, line) for k in range(600)]
     for k, char in enumerate(SECRET):
         events += [Output(9 + k / 100, char.encode()),
-                   Output(9.005 + k / 100, b"\x1b7\x1b[100;1H \x08\x1b8")]
+                   Output(9.005 + k / 100, b"\x1b7\x1b[32;1H \x08\x1b8")]
     events.append(End(10.0, "closed"))
-    recording = session_file(tmp_path, SECRET, events, cols=320, rows=100)
+    recording = session_file(tmp_path, SECRET, events, cols=1000, rows=32)
     assert Playback(recording).screen_at().text.startswith(mask(12))
 
 
