@@ -219,16 +219,32 @@ def test_a_bad_pictures_value_is_one_usage_error_at_start_up(
     assert not (pytester.path / ".termsim").exists()  # no test ran
 
 
-# (Hypothesis' plugin, which these tests do not use, is half of each
+# (Hypothesis' plugin, which these tests do not use, is a sixth of each
 # process's start-up; a run of pytest-xdist costs three processes.)
-XDIST = ("-n", "2", "-p", "no:hypothesispytest", "-p", "no:randomly")
+ONE_PROCESS = ("-p", "no:hypothesispytest", "-p", "no:randomly")
+XDIST = ("-n", "2", *ONE_PROCESS)
 
 
-def test_under_xdist_each_workers_report_names_its_picture(pytester: pytest.Pytester) -> None:
+def run_subprocess(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                   *argv: str) -> pytest.RunResult:
+    """pytest run by a fresh interpreter (and its xdist workers) that keeps
+    pytest's cache of the modules it rewrites. pytest rewrites the asserts
+    of every module of a plugin's distribution, termsim's hundred, and
+    caches the result beside each unless PYTHONDONTWRITEBYTECODE is set:
+    then every interpreter these tests start rewrites them all again, 0.3 s
+    of CPU, a third of its start-up. The conftest keeps the caches for the
+    suite's own processes whatever that variable says; so do these (both
+    are ignored by git). The code that runs is the same, compiled once."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    return pytester.runpytest_subprocess(*argv)
+
+
+def test_under_xdist_each_workers_report_names_its_picture(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("xdist")
     pytester.makepyfile(test_a=FAILING, test_b=FAILING.replace("test_waits", "test_b_waits")
                         .replace("31m", "32m"), test_others=OTHERS)
-    result = pytester.runpytest_subprocess(*XDIST)
+    result = run_subprocess(pytester, monkeypatch, *XDIST)
     assert result.parseoutcomes().get("failed") == 3, result.outlines
     where = pytester.path / ".termsim"
     a, b = "test_a.py__test_waits_for_ever", "test_b.py__test_b_waits_for_ever"
@@ -249,17 +265,34 @@ sys.modules["PIL"] = None
 '''
 
 
-@pytest.mark.parametrize("argv", [(), XDIST], ids=["one process", "xdist"])
+# The run that says nothing (pictures turned off) under xdist needs one
+# worker, not two: a worker that missed --termsim-pictures=no would flag
+# its failures for the summary, and one runs them all; "once across
+# workers" is the other run's to prove. One worker costs two processes.
+QUIET_XDIST = ("-n", "1", *ONE_PROCESS)
+
+
+@pytest.mark.parametrize(("argv", "quiet_argv"), [(ONE_PROCESS, ONE_PROCESS),
+                                                  (XDIST, QUIET_XDIST)],
+                         ids=["one process", "xdist"])
 def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_install(
-        argv: tuple[str, ...], pytester: pytest.Pytester) -> None:
-    if argv:
+        argv: tuple[str, ...], quiet_argv: tuple[str, ...], pytester: pytest.Pytester,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    xdist = argv == XDIST
+    if xdist:
         pytest.importorskip("xdist")
     pytester.makeconftest(NO_PILLOW)
     pytester.makepyfile(test_a=FAILING, test_b=FAILING.replace("test_waits", "test_b_waits"),
                         test_others=OTHERS)
-    result = pytester.runpytest_subprocess(*argv)
+    result = run_subprocess(pytester, monkeypatch, *argv, "-v")
     outcomes = result.parseoutcomes()
     assert (outcomes.get("failed"), outcomes.get("passed"), outcomes.get("errors")) == (3, 1, 1)
+    if xdist:
+        # Each of the two workers had a failure without its picture: said
+        # once is once across workers, not once per worker.
+        failing = {line.split()[0] for line in result.outlines
+                   if re.match(r"\[gw\d+\] .* (FAILED|ERROR) ", line)}
+        assert failing == {"[gw0]", "[gw1]"}, result.outlines
     where = pytester.path / ".termsim"
     assert pngs(where) == [] and len(list(where.glob("*.tsr"))) == 4  # every recording kept
     text = result.stdout.str()
@@ -270,6 +303,7 @@ def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_instal
         f"Pillow is not installed; install it with: {INSTALL} (or give --termsim-pictures=no)"]
     assert "Traceback" not in text and "ImportError" not in text
     # Turned off, it says nothing.
-    quiet = pytester.runpytest_subprocess(*argv, "--termsim-pictures=no")
+    quiet = run_subprocess(pytester, monkeypatch, *quiet_argv, "--termsim-pictures=no")
+    assert quiet.parseoutcomes().get("failed") == 3, quiet.outlines
     assert not [line for line in quiet.outlines if "Pillow" in line]
     assert sys.modules.get("PIL") is not None  # (this process's Pillow is untouched)
