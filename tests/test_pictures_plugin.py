@@ -225,26 +225,11 @@ ONE_PROCESS = ("-p", "no:hypothesispytest", "-p", "no:randomly")
 XDIST = ("-n", "2", *ONE_PROCESS)
 
 
-def run_subprocess(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
-                   *argv: str) -> pytest.RunResult:
-    """pytest run by a fresh interpreter (and its xdist workers) that keeps
-    pytest's cache of the modules it rewrites. pytest rewrites the asserts
-    of every module of a plugin's distribution, termsim's hundred, and
-    caches the result beside each unless PYTHONDONTWRITEBYTECODE is set:
-    then every interpreter these tests start rewrites them all again, 0.3 s
-    of CPU, a third of its start-up. The conftest keeps the caches for the
-    suite's own processes whatever that variable says; so do these (both
-    are ignored by git). The code that runs is the same, compiled once."""
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
-    return pytester.runpytest_subprocess(*argv)
-
-
-def test_under_xdist_each_workers_report_names_its_picture(
-        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_under_xdist_each_workers_report_names_its_picture(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     pytester.makepyfile(test_a=FAILING, test_b=FAILING.replace("test_waits", "test_b_waits")
                         .replace("31m", "32m"), test_others=OTHERS)
-    result = run_subprocess(pytester, monkeypatch, *XDIST)
+    result = pytester.runpytest_subprocess(*XDIST)
     assert result.parseoutcomes().get("failed") == 3, result.outlines
     where = pytester.path / ".termsim"
     a, b = "test_a.py__test_waits_for_ever", "test_b.py__test_b_waits_for_ever"
@@ -276,15 +261,14 @@ QUIET_XDIST = ("-n", "1", *ONE_PROCESS)
                                                   (XDIST, QUIET_XDIST)],
                          ids=["one process", "xdist"])
 def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_install(
-        argv: tuple[str, ...], quiet_argv: tuple[str, ...], pytester: pytest.Pytester,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        argv: tuple[str, ...], quiet_argv: tuple[str, ...], pytester: pytest.Pytester) -> None:
     xdist = argv == XDIST
     if xdist:
         pytest.importorskip("xdist")
     pytester.makeconftest(NO_PILLOW)
     pytester.makepyfile(test_a=FAILING, test_b=FAILING.replace("test_waits", "test_b_waits"),
                         test_others=OTHERS)
-    result = run_subprocess(pytester, monkeypatch, *argv, "-v")
+    result = pytester.runpytest_subprocess(*argv, "-v")
     outcomes = result.parseoutcomes()
     assert (outcomes.get("failed"), outcomes.get("passed"), outcomes.get("errors")) == (3, 1, 1)
     if xdist:
@@ -303,7 +287,7 @@ def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_instal
         f"Pillow is not installed; install it with: {INSTALL} (or give --termsim-pictures=no)"]
     assert "Traceback" not in text and "ImportError" not in text
     # Turned off, it says nothing.
-    quiet = run_subprocess(pytester, monkeypatch, *quiet_argv, "--termsim-pictures=no")
+    quiet = pytester.runpytest_subprocess(*quiet_argv, "--termsim-pictures=no")
     assert quiet.parseoutcomes().get("failed") == 3, quiet.outlines
     assert not [line for line in quiet.outlines if "Pillow" in line]
     assert sys.modules.get("PIL") is not None  # (this process's Pillow is untouched)

@@ -186,7 +186,7 @@ def test_termsim_flaky_fail_fails_the_run_unless_a_marker_allows_it(
 
 
 def test_xdist_workers_do_not_collide_and_report_flaky_tests(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+    pytester: pytest.Pytester,
 ) -> None:
     """One run on two workers (a run of pytest-xdist costs three processes):
     the failures' recordings do not collide, and a test that passed on a
@@ -196,14 +196,7 @@ def test_xdist_workers_do_not_collide_and_report_flaky_tests(
     pytester.makepyfile(test_a=FAILING, test_b=FAILING.replace("test_waits", "test_b_waits"),
                         test_flaky=FLAKY)
     # (Hypothesis' plugin, which these tests do not use, is a sixth of each
-    # process's start-up.) pytest rewrites the asserts of every module of a
-    # plugin's distribution, termsim's hundred, and caches the result beside
-    # each unless PYTHONDONTWRITEBYTECODE is set: then each of the three
-    # interpreters rewrites them all again, 0.3 s of CPU, a third of its start-up.
-    # The conftest keeps the caches for the suite's own processes whatever
-    # that variable says; so does this run (both are ignored by git). The
-    # code that runs is the same, compiled once.
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    # process's start-up.)
     result = pytester.runpytest_subprocess("-n", "2", "--reruns", "1", "--termsim-flaky=fail",
                                            "-p", "no:hypothesispytest")
     outcomes = result.parseoutcomes()
