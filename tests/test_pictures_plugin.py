@@ -219,9 +219,10 @@ def test_a_bad_pictures_value_is_one_usage_error_at_start_up(
     assert not (pytester.path / ".termsim").exists()  # no test ran
 
 
-# (Hypothesis' plugin, which these tests do not use, is half of each
+# (Hypothesis' plugin, which these tests do not use, is a sixth of each
 # process's start-up; a run of pytest-xdist costs three processes.)
-XDIST = ("-n", "2", "-p", "no:hypothesispytest", "-p", "no:randomly")
+ONE_PROCESS = ("-p", "no:hypothesispytest", "-p", "no:randomly")
+XDIST = ("-n", "2", *ONE_PROCESS)
 
 
 def test_under_xdist_each_workers_report_names_its_picture(pytester: pytest.Pytester) -> None:
@@ -249,17 +250,33 @@ sys.modules["PIL"] = None
 '''
 
 
-@pytest.mark.parametrize("argv", [(), XDIST], ids=["one process", "xdist"])
+# The run that says nothing (pictures turned off) under xdist needs one
+# worker, not two: a worker that missed --termsim-pictures=no would flag
+# its failures for the summary, and one runs them all; "once across
+# workers" is the other run's to prove. One worker costs two processes.
+QUIET_XDIST = ("-n", "1", *ONE_PROCESS)
+
+
+@pytest.mark.parametrize(("argv", "quiet_argv"), [(ONE_PROCESS, ONE_PROCESS),
+                                                  (XDIST, QUIET_XDIST)],
+                         ids=["one process", "xdist"])
 def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_install(
-        argv: tuple[str, ...], pytester: pytest.Pytester) -> None:
-    if argv:
+        argv: tuple[str, ...], quiet_argv: tuple[str, ...], pytester: pytest.Pytester) -> None:
+    xdist = argv == XDIST
+    if xdist:
         pytest.importorskip("xdist")
     pytester.makeconftest(NO_PILLOW)
     pytester.makepyfile(test_a=FAILING, test_b=FAILING.replace("test_waits", "test_b_waits"),
                         test_others=OTHERS)
-    result = pytester.runpytest_subprocess(*argv)
+    result = pytester.runpytest_subprocess(*argv, "-v")
     outcomes = result.parseoutcomes()
     assert (outcomes.get("failed"), outcomes.get("passed"), outcomes.get("errors")) == (3, 1, 1)
+    if xdist:
+        # Each of the two workers had a failure without its picture: said
+        # once is once across workers, not once per worker.
+        failing = {line.split()[0] for line in result.outlines
+                   if re.match(r"\[gw\d+\] .* (FAILED|ERROR) ", line)}
+        assert failing == {"[gw0]", "[gw1]"}, result.outlines
     where = pytester.path / ".termsim"
     assert pngs(where) == [] and len(list(where.glob("*.tsr"))) == 4  # every recording kept
     text = result.stdout.str()
@@ -270,6 +287,7 @@ def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_instal
         f"Pillow is not installed; install it with: {INSTALL} (or give --termsim-pictures=no)"]
     assert "Traceback" not in text and "ImportError" not in text
     # Turned off, it says nothing.
-    quiet = pytester.runpytest_subprocess(*argv, "--termsim-pictures=no")
+    quiet = pytester.runpytest_subprocess(*quiet_argv, "--termsim-pictures=no")
+    assert quiet.parseoutcomes().get("failed") == 3, quiet.outlines
     assert not [line for line in quiet.outlines if "Pillow" in line]
     assert sys.modules.get("PIL") is not None  # (this process's Pillow is untouched)

@@ -195,7 +195,7 @@ def test_xdist_workers_do_not_collide_and_report_flaky_tests(
     pytest.importorskip("xdist")
     pytester.makepyfile(test_a=FAILING, test_b=FAILING.replace("test_waits", "test_b_waits"),
                         test_flaky=FLAKY)
-    # (Hypothesis' plugin, which these tests do not use, is half of each
+    # (Hypothesis' plugin, which these tests do not use, is a sixth of each
     # process's start-up.)
     result = pytester.runpytest_subprocess("-n", "2", "--reruns", "1", "--termsim-flaky=fail",
                                            "-p", "no:hypothesispytest")
