@@ -199,3 +199,40 @@ def test_an_early_read_whose_answer_an_earlier_drain_took_is_answered_after_the_
     third = probe(t, 0, True, R)
     assert t.around_drain(third) == ([(1, False)], [])
     assert probe(t, 0, True, W) == [(1, True)] and t.around_drain([(1, True)]) == ([], [(1, True)])
+
+
+def test_a_second_look_before_anything_is_fed_answers_before_a_reply_is_read() -> None:
+    """vim under load (a codegen test's third live run): 'hello ' and escape
+    written; the probe asked the queue (escape in it), vim read escape and
+    redrew, asking ``CSI ? 4 m``, then the probe read those events. Looked
+    at again only after that redraw was fed, the reply was written and vim
+    read it: the last read, with no write after it, left escape unanswered,
+    and vim said nothing more. The second look, made before anything is fed,
+    sees the consumption and no new read: the redraw answered it."""
+    t = ReadTracker()
+    t.wrote(b"hello ", 2, raw=True)
+    t.wrote(b"\x1b", 3, raw=True)
+    assert probe(t, 1, False, R, W) == [] and t.recheck
+    again = t.observe(queued=0, flushed_empty=True, canonical=False, events=[], again=True)
+    assert again == [(3, True)] and not t.recheck
+    t.wrote(b"\x1b[>4;0m", None, raw=True)  # the reply, read in silence
+    assert probe(t, 0, True, R) == [] and not t.pending
+    # Looked at again after the reply was read: unanswered, and nothing will answer.
+    late = ReadTracker()
+    late.wrote(b"hello ", 2, raw=True)
+    late.wrote(b"\x1b", 3, raw=True)
+    assert probe(late, 1, False, R, W) == []
+    late.wrote(b"\x1b[>4;0m", None, raw=True)
+    assert probe(late, 0, True, R) == [(3, False)] and late.pending
+
+
+def test_a_second_look_keeps_the_first_looks_early_read() -> None:
+    """The drain comes after both looks: a read the first placed before it
+    stays there, whatever the second finds."""
+    t = ReadTracker()
+    t.wrote(b"x", 1, raw=True)
+    assert probe(t, 0, True, R, W) == [(1, True)] and t.early == 1
+    t.wrote(b"y", 2, raw=True)
+    assert t.observe(queued=1, flushed_empty=False, canonical=False, events=[],
+                     again=True) == []
+    assert t.early == 1

@@ -767,6 +767,18 @@ class PtySource:
         events = probe.events()
         decisions = self.reads.observe(queued=queued, flushed_empty=empty, canonical=canonical,
                                        events=events)
+        if self.reads.recheck:
+            # A read this look could not place (the queue was asked before
+            # the program took its input): look again now, before the drain
+            # and before anything is fed. Fed first, the answer could hold a
+            # query, whose reply the program would read: that read, after
+            # the answer, made the answer's read look unanswered for good
+            # (vim under load: escape, the redraw with ``CSI ? 4 m``, the
+            # reply read, then silence; the wait timed out).
+            queued, empty = probe.queued()
+            decisions += self.reads.observe(queued=queued, flushed_empty=empty,
+                                            canonical=canonical, events=probe.events(),
+                                            again=True)
         before, after = self.reads.around_drain(decisions)
         for index, answered in before:  # all the output about to be drained came after
             self._push(InputRead(self._stamp(), index, answered))

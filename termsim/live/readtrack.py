@@ -36,7 +36,11 @@ program has read input *k* once it has consumed every byte up to the end of
   ``queued`` was asked and the moment the events were read, and the next
   probe, which sees the consumption, must still see that answer. Such a
   probe asks for another at once (``recheck``): the program may have
-  nothing more to say, and no event would come to ask.
+  nothing more to say, and no event would come to ask. The PTY makes that
+  second look within the same probe (``again``), before its drain: nothing
+  is fed in between, so no reply to a query in the answer can reach the
+  program, whose read of it, seen after the answer, would otherwise be the
+  last read and leave the input unanswered for good.
 
 A probe happens in this order: ``queued`` is asked first, then the inotify
 events are read, then the PTY's output is drained. Everything the program
@@ -174,7 +178,7 @@ class ReadTracker:
 
     def observe(
         self, *, queued: int | None, flushed_empty: bool, canonical: bool,
-        events: Sequence[str] | None,
+        events: Sequence[str] | None, again: bool = False,
     ) -> list[tuple[int, bool]]:
         """One probe: what the kernel said. Returns the :class:`InputRead`
         decisions, ``(index, answered)``, to put in the stream now.
@@ -183,10 +187,13 @@ class ReadTracker:
         ``poll()`` found nothing to read, after flushing. ``events``: the
         inotify events read after ``queued`` was asked, in order (None: no
         inotify; then a read is never known to be answered, and only output
-        that arrives after it counts).
+        that arrives after it counts). ``again``: a second look of the same
+        probe, before its drain, asked because the first set ``recheck``
+        (its ``early`` stands unless this one finds one).
         """
         out: list[tuple[int, bool]] = []
-        self.early = None
+        if not again:
+            self.early = None
         fresh = list(events or ())
         if queued is not None:
             if flushed_empty and not canonical:
