@@ -11,9 +11,13 @@ from conftest import CHROMIUM, trace_bench
 from readme import block
 
 from termsim.cli import main
+from termsim.events import Input, Output, WaitEnded, WaitStarted
 from termsim.files import Recording
+from termsim.recording.format import RecordingWriter, make_header
+from termsim.report import html_trace
 from termsim.report.html import recording_html
-from termsim.report.names import named
+from termsim.report.html_screens import FrameEncoder
+from termsim.report.names import Named, named
 from termsim.report.predicate_text import parse
 from termsim.report.steps import input_title, story
 from termsim.report.steps_text import steps_markdown
@@ -39,6 +43,52 @@ def test_sequences_are_named_by_the_terminals_grammar() -> None:
     assert [t.text for t in first] == ["a"]
     assert [(t.text, t.name) for t in second] == [("ESC[10;5H", "cursor to row 9, col 4"),
                                                   ("b", "")]
+
+
+def test_a_wait_over_its_inputs_reads_shows_them_named_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    header = make_header(argv=["prog"], cwd="/", cols=40, rows=5, env={"TERM": "xterm"})
+    writer = RecordingWriter(tmp_path / "rec.tsr", header)
+    # Input #1's wait spans the very reads the input does: their rows are shared.
+    writer.write(Input(0.1, b"a\r", "typed 'a' + enter"))
+    writer.write(WaitStarted(0.1, 1, "text 'one' anywhere", None, 1.0))
+    writer.write(Output(0.2, b"\x1b[1mone\x1b[m\r\n"))
+    writer.write(Output(0.3, b"\x1b[32mok\x1b[m"))
+    writer.write(WaitEnded(0.3, 1, "matched"))
+    # Input #2's wait ends inside a sequence its input's next read ends:
+    # the same first reads, not the same tokens (the wait's CSI is cut short).
+    writer.write(Input(0.4, b"b\r", "typed 'b' + enter"))
+    writer.write(WaitStarted(0.4, 2, "text 'two' anywhere", None, 1.0))
+    writer.write(Output(0.5, b"two\x1b[3"))
+    writer.write(WaitEnded(0.6, 2, "timed out"))
+    writer.write(Output(0.7, b"1mred"))
+    writer.close(0.8, "closed")
+    recording = Recording.open(tmp_path / "rec.tsr")
+    calls: list[list[bytes]] = []
+
+    def counted(chunks: list[bytes]) -> list[list[Named]]:
+        calls.append(chunks)
+        return named(chunks)
+
+    monkeypatch.setattr(html_trace, "named", counted)
+    data, _, _ = html_trace.trace_data(recording, FrameEncoder(), 100)
+    steps = {s["title"].split(":")[0]: s for s in data["steps"]}
+
+    def shown(step: dict[str, Any]) -> list[list[tuple[str, str]]]:
+        return [[(text, data["names"][name] if name >= 0 else "") for text, name, _ in row]
+                for kind, *_, row in step["y"] if kind == "o"]
+
+    one, two = steps["type 'a', press enter"], steps["type 'b', press enter"]
+    assert shown(steps["wait for text 'one' anywhere"]) == shown(one) == [
+        [("ESC[1m", "style: bold"), ("one", ""), ("ESC[m", "style: reset"),
+         ("CR", "carriage return"), ("LF", "line feed")],
+        [("ESC[32m", "style: fg green"), ("ok", ""), ("ESC[m", "style: reset")]]
+    assert shown(steps["wait for text 'two' anywhere"]) == [
+        [("two", ""), ("ESC[3", "CSI cut short by the end of the data")]]
+    assert shown(two) == [[("two", "")], [("ESC[31m", "style: fg red"), ("red", "")]]
+    # Each list of reads once (a step without output names none).
+    assert [c for c in calls if c] == [[b"\x1b[1mone\x1b[m\r\n", b"\x1b[32mok\x1b[m"],
+                                       [b"two\x1b[3", b"1mred"], [b"two\x1b[3"]]
 
 
 def test_inputs_are_told_as_the_test_wrote_them() -> None:

@@ -72,18 +72,17 @@ def trace_data(recording: Recording, encoder: FrameEncoder,
         if position == len(events):
             last = snap
     assert last is not None  # the position after the last event is always walked
-    names: list[str] = []
-    name_ids: dict[str, int] = {}
+    rows = _Rows(events)
     budget = STEP_BYTES if len(told.steps) * STEP_BYTES <= PAGE_BYTES else max(
         512, PAGE_BYTES // max(len(told.steps), 1))
-    steps = (_step(step, frame_of, events, names, name_ids, budget) for step in told.steps)
-    data = {"frames": frames, "steps": steps, "focus": told.focus, "names": names,
+    steps = (_step(step, frame_of, events, rows, budget) for step in told.steps)
+    data = {"frames": frames, "steps": steps, "focus": told.focus, "names": rows.names,
             "kinds": TOKEN_KINDS}
     return data, told, last
 
 
-def _step(step: Step, frame_of: dict[int, int], events: list[Any], names: list[str],
-          name_ids: dict[str, int], budget: int) -> dict[str, Any]:
+def _step(step: Step, frame_of: dict[int, int], events: list[Any], rows: _Rows,
+          budget: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "n": step.n, "k": step.kind, "t": step.t, "e": step.end, "title": step.title,
         "d": step.details, "b": frame_of[step.before], "a": frame_of[step.after],
@@ -96,7 +95,7 @@ def _step(step: Step, frame_of: dict[int, int], events: list[Any], names: list[s
         out["read"] = step.read
     if step.failure is not None:
         out["f"] = _failure(step.failure)
-    out["y"] = _bytes(step, events, names, name_ids, budget)
+    out["y"] = _bytes(step, events, rows, budget)
     return out
 
 
@@ -106,8 +105,7 @@ def _failure(f: Failure) -> dict[str, Any]:
             "since": f.since, "st": f.since_t}
 
 
-def _bytes(step: Step, events: list[Any], names: list[str], name_ids: dict[str, int],
-           budget: int) -> list[Any]:
+def _bytes(step: Step, events: list[Any], rows: _Rows, budget: int) -> list[Any]:
     """The output a step spans, as ``["o", t, size, tokens]`` per read of
     output (``tokens``: ``[text, name, kind]``, ``name`` an index into the
     page's ``names``, -1 for none), ``["r", t, words]`` for each read of
@@ -136,7 +134,7 @@ def _bytes(step: Step, events: list[Any], names: list[str], name_ids: dict[str, 
         left_out = [i for i in chosen if i not in keep and i in sizes]
         gap = (len(left_out), sum(sizes[i] for i in left_out))
     outputs = [i for i in chosen if i in keep and i in sizes]
-    tokens = iter(named([events[i].data for i in outputs]))
+    tokens = iter(rows.of(outputs))
     items: list[Any] = []
     gap_at = next((k for k, i in enumerate(chosen) if i not in keep), None)
     for k, i in enumerate(chosen):
@@ -150,17 +148,48 @@ def _bytes(step: Step, events: list[Any], names: list[str], name_ids: dict[str, 
                 " and drew its answer" if event.answered else "")
             items.append(["r", event.t, words])
             continue
-        row = []
-        for token in next(tokens):
-            name = -1
-            if token.name:
-                name = name_ids.get(token.name, -1)
-                if name < 0:
-                    name = name_ids[token.name] = len(names)
-                    names.append(token.name)
-            row.append([token.text, name, TOKEN_KINDS.index(token.kind)])
-        items.append(["o", event.t, sizes[i], row])
+        items.append(["o", event.t, sizes[i], next(tokens)])
     return items
+
+
+class _Rows:
+    """The tokens of a step's reads of output as the page's data:
+    ``[text, name, kind]``, ``name`` an index into :attr:`names`.
+
+    A wait spans the reads of the input before it (the program's answer),
+    often all of them, and naming reads is the biggest part of the page's
+    cost: so a step that shows the very reads the step before it showed
+    gets that step's rows, named once. Only the whole list can be taken
+    over: a read's tokens depend on the reads before it in the step (a
+    sequence cut across them), and the last read's on the step ending
+    there. Keeping one step's rows keeps what the page holds at once as it
+    was (the steps are written in batches of many)."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self.events = events
+        #: Every name the rows point at, in the order first met.
+        self.names: list[str] = []
+        self._ids: dict[str, int] = {}
+        self._outputs: list[int] = []
+        self._rows: list[list[list[Any]]] = []
+
+    def of(self, outputs: list[int]) -> list[list[list[Any]]]:
+        """The rows of each read in ``outputs`` (event indexes), named as one stream."""
+        if outputs != self._outputs:
+            self._outputs = outputs
+            self._rows = [[[token.text, self._id(token.name), TOKEN_KINDS.index(token.kind)]
+                           for token in tokens]
+                          for tokens in named([self.events[i].data for i in outputs])]
+        return self._rows
+
+    def _id(self, name: str) -> int:
+        if not name:
+            return -1
+        n = self._ids.get(name, -1)
+        if n < 0:
+            n = self._ids[name] = len(self.names)
+            self.names.append(name)
+        return n
 
 
 def trace_html(told: Story) -> str:
