@@ -26,6 +26,7 @@ from wcwidth import wcwidth
 
 import termsim
 from termsim import Text
+from termsim.cli import main
 from termsim.emulator import Emulation, Terminal
 from termsim.emulator.parsing.decoding import replaced_xterm, xterm_sequences
 from termsim.emulator.parsing.tokenizer import MAX_RUN_CHARS
@@ -41,7 +42,8 @@ from termsim.emulator.signals.log import MAX_NOTE, MAX_PENDING_NOTES
 from termsim.emulator.signals.signals import KEPT
 from termsim.emulator.terminal.dispatch import MAX_LINK, MAX_LINK_ID
 from termsim.emulator.terminal.dispatch_memo import MAX_KEPT_KEY
-from termsim.events import UnknownSequences
+from termsim.events import End, Input, Output, UnknownSequences
+from termsim.recording.format import RecordingWriter, make_header
 from termsim.report.names import named
 
 ACUTE = "\u0301"
@@ -362,6 +364,32 @@ def test_unknown_names_are_printable_whatever_bytes_named_them() -> None:
     term = fed(b"\x1b\xa1\x1b\x85x\x1b]\xff\xfe;x\x07\x1bP\xe2\x80\xae\x1b\\")
     names = list(term.unknown)
     assert names and all(name.isprintable() and name.isascii() for name in names), names
+
+
+#: Sequences whose names carry what the program wrote: an escape's final
+#: byte that is not UTF-8, OSC codes that are a stray byte, a bidirectional
+#: control and a C1 control, a shell mark that is a bidirectional control.
+NAMED_BY_BYTES = (b"\x1b\xe2x\x1b]\xff;x\x07\x1b]\xe2\x80\xae;x\x07"
+                  b"\x1b]133;\xe2\x80\xae\x07\x1b]1\xc2\x85;x\x07")
+
+
+def test_the_reports_names_are_printable_whatever_bytes_named_them() -> None:
+    names = [t.name for tokens in named([NAMED_BY_BYTES]) for t in tokens if t.name]
+    assert len(names) == 5 and all(n.isprintable() and n.isascii() for n in names), names
+
+
+def test_a_recording_of_such_names_exports_its_page(tmp_path: Path) -> None:
+    """The page names the output each step spans: its export failed (a lone
+    surrogate cannot be written as UTF-8), and a bidirectional control
+    reached the page as it came."""
+    path = tmp_path / "names.tsr"
+    writer = RecordingWriter(path, make_header(argv=["prog"], cwd="/", cols=40, rows=5, env={}))
+    writer.write(Input(0.05, b"x", label="key x", secret=False, tracked=False))
+    writer.write(Output(0.1, NAMED_BY_BYTES + b"done\r\n"))
+    writer.write(End(0.2, "closed"))
+    assert main(["export", str(path), "-o", str(tmp_path / "page.html")]) == 0
+    page = (tmp_path / "page.html").read_text("utf-8")
+    assert "OSC \\\\u202e (not named)" in page and "\u202e" not in page  # (in JSON)
 
 
 @pytest.mark.anyio

@@ -362,7 +362,17 @@ def _string(kind: str, text: str) -> str:
 
 def name_of(span: Span, text: str) -> str:
     """The name of the token ``span``, whose text is ``text`` (the data
-    between its start and end, decoded as the terminal decodes it)."""
+    between its start and end, decoded as the terminal decodes it).
+
+    Made printable whole: a name may carry what the program wrote (an OSC's
+    code, a shell mark, an escape's final byte), and a name is shown as it
+    is, in ``show --steps`` and in the page (a byte that was not UTF-8 once
+    made the page's export fail; a bidirectional control would reorder what
+    a person reads)."""
+    return printable(_name_of(span, text))
+
+
+def _name_of(span: Span, text: str) -> str:
     if not span.complete:
         return f"{span.kind.upper()} cut short by the end of the data"
     if span.kind == "text":
