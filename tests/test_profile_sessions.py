@@ -139,10 +139,14 @@ def test_the_readme_matrix_runs_four_combinations(pytester: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["*kitty-40x12*PASSED*"])
 
 
-@pytest.mark.parametrize("name", sorted(PROFILES))
+@pytest.mark.parametrize(("name", "anyio_backend"), [
+    (name, ("asyncio", "trio")[k % 2]) for k, name in enumerate(sorted(PROFILES))])
 async def test_prompt_toolkit_and_textual_start_under_every_profile(name: str) -> None:
     # Each answers what its terminal answers, and leaves unanswered what its
     # terminal would (dumb answers nothing): neither program may wait on it.
+    # What is checked is the profile's answers, which the terminal gives
+    # whatever runs the session: each profile on one backend, the two taking
+    # turns (both started two real programs under every profile, 9 s of CPU).
     pytest.importorskip("prompt_toolkit")
     pytest.importorskip("textual")
     async with termsim.spawn(program("ptk_title.py"), profile=name) as term:
