@@ -768,13 +768,8 @@ class PtySource:
         decisions = self.reads.observe(queued=queued, flushed_empty=empty, canonical=canonical,
                                        events=events)
         if self.reads.recheck:
-            # A read this look could not place (the queue was asked before
-            # the program took its input): look again now, before the drain
-            # and before anything is fed. Fed first, the answer could hold a
-            # query, whose reply the program would read: that read, after
-            # the answer, made the answer's read look unanswered for good
-            # (vim under load: escape, the redraw with ``CSI ? 4 m``, the
-            # reply read, then silence; the wait timed out).
+            # A read it could not place: look again before anything is fed
+            # (``readtrack``: a reply the program reads would come between).
             queued, empty = probe.queued()
             decisions += self.reads.observe(queued=queued, flushed_empty=empty,
                                             canonical=canonical, events=probe.events(),
