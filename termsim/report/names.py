@@ -365,10 +365,9 @@ def name_of(span: Span, text: str) -> str:
     between its start and end, decoded as the terminal decodes it).
 
     Made printable whole: a name may carry what the program wrote (an OSC's
-    code, a shell mark, an escape's final byte), and a name is shown as it
-    is, in ``show --steps`` and in the page (a byte that was not UTF-8 once
-    made the page's export fail; a bidirectional control would reorder what
-    a person reads)."""
+    code, a shell mark, an escape's final byte), and the trace page shows it
+    as it is (a byte that was not UTF-8 once made the page's export fail; a
+    bidirectional control would reorder what a person reads)."""
     return printable(_name_of(span, text))
 
 
