@@ -145,7 +145,11 @@ INTERRUPTED = '''
 import sys, pytest, termsim
 from termsim import Text
 
-PROGRAM = ("import sys; sys.stdout.write('\\\\x1b[?1049h\\\\x1b[?1002h\\\\x1b[?1006hready'); "
+# SIGINT as a C program has it: the kernel kills the program, whenever it
+# comes. (Python's own handler loses a Ctrl-C that lands between printing
+# ``ready`` and the blocking read in ``input()``: the read never returns.)
+PROGRAM = ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+           "sys.stdout.write('\\\\x1b[?1049h\\\\x1b[?1002h\\\\x1b[?1006hready'); "
            "sys.stdout.flush(); input()")
 
 @pytest.fixture

@@ -11,6 +11,12 @@ them in order.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
+import signal
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -66,6 +72,17 @@ async def test_a_wait_that_starts_after_the_frames_arrived_sees_them(run: int) -
         await term.wait_for(STATES, since=mark, timeout=8)
 
 
+async def _pairs(term: termsim.Session, look: Callable[[], None] = lambda: None) -> None:
+    await term.wait_for(Text("ready") & InputReady(), timeout=8)
+    for n in range(2, 201, 2):
+        await term.type("a")
+        mark = await term.press("b")
+        look()
+        await term.wait_for(Text(f"got b {n}") & InputReady(), since=mark, timeout=8)
+    await term.press("ctrl+d")
+    assert await term.wait_exit() == 0
+
+
 async def test_an_answer_that_asks_a_query_counts_though_the_reply_is_read_after_it() -> None:
     """Two keys back to back; the program answers the second with a query
     and reads termsim's reply, then is silent. When the first key's answer
@@ -77,10 +94,51 @@ async def test_an_answer_that_asks_a_query_counts_though_the_reply_is_read_after
     under load, a codegen test, timed out). A hundred pairs, one session:
     the race is a narrow one."""
     async with termsim.spawn(program("query_answer.py"), rows=4) as term:
-        await term.wait_for(Text("ready") & InputReady(), timeout=8)
-        for n in range(2, 201, 2):
-            await term.type("a")
-            mark = await term.press("b")
-            await term.wait_for(Text(f"got b {n}") & InputReady(), since=mark, timeout=8)
-        await term.press("ctrl+d")
-        assert await term.wait_exit() == 0
+        await _pairs(term)
+
+
+def _until_read_and_answered(probe: object, within: float) -> None:
+    """Block until the program's next read and a write after it are in
+    the kernel's events (kept by ``peek`` for the next look)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        kept = [what for _, what in probe._kept]  # type: ignore[attr-defined]
+        if "read" in kept and "write" in kept[kept.index("read"):]:
+            return
+        select.select([probe.events_fd], [], [], deadline - time.monotonic())  # type: ignore[attr-defined]
+        probe.peek()  # type: ignore[attr-defined]
+
+
+async def test_the_same_with_the_read_and_answer_forced_between_a_look_and_its_drain() -> None:
+    """The interleaving the test above meets now and then, made every time.
+    The program stops itself once it has answered 'a'. A look made once
+    'b' is queued too finds it stopped; then, after that look's events and
+    before its drain, the program goes on: it reads 'b' and answers with its
+    query. The drain takes that answer and feeds it, and the reply goes out,
+    read by the program in silence. Without the look before a reply, the
+    first pair failed here."""
+    async with termsim.spawn(program("query_answer.py", "stop"), rows=4) as term:
+        pty = term._pty
+        probe = pty.probe
+        assert probe is not None and probe.events_fd is not None
+        events = probe.events
+        stopped = False
+        forced = 0
+
+        def then_the_program_acts() -> list[str] | None:
+            nonlocal stopped, forced
+            with contextlib.suppress(ChildProcessError):  # (reaped at its exit)
+                stopped |= os.waitid(os.P_PID, term.pid, os.WSTOPPED | os.WNOHANG) is not None
+            found = events()
+            if stopped and probe.queued()[0] == 1:  # 'a' answered, 'b' queued
+                stopped = False
+                forced += 1
+                os.kill(term.pid, signal.SIGCONT)
+                _until_read_and_answered(probe, within=5.0)
+            return found
+
+        probe.events = then_the_program_acts  # type: ignore[method-assign]
+        # The program may have stopped before 'b' was sent: then no event
+        # would come to make a look.
+        await _pairs(term, look=pty.probe_reads)
+    assert forced == 100  # each pair

@@ -641,8 +641,8 @@ class PtySource:
         reader sleeps until the PTY is readable, and a tty change or a reply
         is no output."""
         self.stream.push(event)
-        if self._reader_idle and not self._applying:
-            self._apply_slice(None)
+        if self._reader_idle and not self._applying and not self._probing:
+            self._apply_slice(None)  # (a probe applies once its reads are told)
 
     def drain(self) -> None:
         """Read and apply everything there is now, the tty's mode included
@@ -667,6 +667,7 @@ class PtySource:
     def write_reply(self, data: bytes) -> None:
         """Replies go out at once, without waiting for other writers; the
         :class:`Reply` enters the stream after what was read before it."""
+        self._before_reply()
         self._tell(Reply(self._stamp(), data))
         try:
             written = os.write(self.fd, data)
@@ -683,8 +684,18 @@ class PtySource:
             await self._closed.wait()  # (or the close, which sends nothing more)
         if self.fd >= 0 and not self._closed.is_set():
             # Applied in order with the output, as a replay will apply it.
+            self._before_reply()
             self._push(Reply(self._stamp(), query.reply))
             await self.write(query.reply)
+
+    def _before_reply(self) -> None:
+        """A reply is about to be written while an input is not known read:
+        look first. The program may have read that input and answered with
+        the query this reply answers; once it reads the reply, that read,
+        after the answer, would be the last one a later look sees, and the
+        input would stay unanswered for good (``readtrack``)."""
+        if self.reads.input_unread:
+            self.probe_reads()
 
     async def _watch_exit(self) -> None:
         proc = self.proc
@@ -767,13 +778,6 @@ class PtySource:
         events = probe.events()
         decisions = self.reads.observe(queued=queued, flushed_empty=empty, canonical=canonical,
                                        events=events)
-        if self.reads.recheck:
-            # A read it could not place: look again before anything is fed
-            # (``readtrack``: a reply the program reads would come between).
-            queued, empty = probe.queued()
-            decisions += self.reads.observe(queued=queued, flushed_empty=empty,
-                                            canonical=canonical, events=probe.events(),
-                                            again=True)
         before, after = self.reads.around_drain(decisions)
         for index, answered in before:  # all the output about to be drained came after
             self._push(InputRead(self._stamp(), index, answered))
@@ -786,9 +790,10 @@ class PtySource:
             self._push(InputRead(self._stamp(), index, answered))
         if self._flushed and not self._judging and not self._probing:
             self._judge_flushes()  # a flush this drain read, now that the probe is told
-        if self.stream.pending and self._reader_idle:
+        if self.stream.pending and self._reader_idle and not self._applying:
             # The reader sleeps until the PTY is readable again, and this
-            # drain may have taken what would have woken it.
+            # drain may have taken what would have woken it. (Not while
+            # applying: a probe before a reply, whose apply goes on.)
             self._apply_slice(None)
 
     # -- writing ----------------------------------------------------------------------

@@ -36,11 +36,19 @@ program has read input *k* once it has consumed every byte up to the end of
   ``queued`` was asked and the moment the events were read, and the next
   probe, which sees the consumption, must still see that answer. Such a
   probe asks for another at once (``recheck``): the program may have
-  nothing more to say, and no event would come to ask. The PTY makes that
-  second look within the same probe (``again``), before its drain: nothing
-  is fed in between, so no reply to a query in the answer can reach the
-  program, whose read of it, seen after the answer, would otherwise be the
-  last read and leave the input unanswered for good.
+  nothing more to say, and no event would come to ask.
+* A reply to a query is one thing the program reads that the test did not
+  send, and it reads it after answering: an answer that ends in a query
+  (vim's redraw after escape ends in ``CSI ? 4 m``) is read and fed, the
+  reply goes out, the program reads it and is silent. Should the input's
+  consumption be seen only after that, the last read is the reply's, with
+  no write after it, and the input stays unanswered for good. So the PTY
+  looks before it writes a reply while a tracked input is not known read
+  (``input_unread``): the answer holding the query was written, so the
+  input read, before that look, which therefore sees the consumption
+  before the reply can be read. (A look between the probe's events and its
+  drain did not do: the program can read and answer after any look and
+  before the drain, which takes the answer and its query.)
 
 A probe happens in this order: ``queued`` is asked first, then the inotify
 events are read, then the PTY's output is drained. Everything the program
@@ -149,9 +157,14 @@ class ReadTracker:
         return before, after
 
     @property
+    def input_unread(self) -> bool:
+        """Whether a tracked input is not known to be read yet."""
+        return any(w.index is not None for w in self._writes)
+
+    @property
     def pending(self) -> bool:
         """Whether a tracked input is unread, or read and not answered yet."""
-        return any(w.index is not None for w in self._writes) or self._unanswered is not None
+        return self.input_unread or self._unanswered is not None
 
     def unread(self) -> int:
         """Bytes written that the program is not known to have read."""
@@ -178,7 +191,7 @@ class ReadTracker:
 
     def observe(
         self, *, queued: int | None, flushed_empty: bool, canonical: bool,
-        events: Sequence[str] | None, again: bool = False,
+        events: Sequence[str] | None,
     ) -> list[tuple[int, bool]]:
         """One probe: what the kernel said. Returns the :class:`InputRead`
         decisions, ``(index, answered)``, to put in the stream now.
@@ -187,13 +200,10 @@ class ReadTracker:
         ``poll()`` found nothing to read, after flushing. ``events``: the
         inotify events read after ``queued`` was asked, in order (None: no
         inotify; then a read is never known to be answered, and only output
-        that arrives after it counts). ``again``: a second look of the same
-        probe, before its drain, asked because the first set ``recheck``
-        (its ``early`` stands unless this one finds one).
+        that arrives after it counts).
         """
         out: list[tuple[int, bool]] = []
-        if not again:
-            self.early = None
+        self.early = None
         fresh = list(events or ())
         if queued is not None:
             if flushed_empty and not canonical:
@@ -236,7 +246,7 @@ class ReadTracker:
             out.append((read_index, wrote_after_read))
             if not wrote_after_read and events is not None:
                 self._unanswered = read_index
-        if events is not None and any(w.index is not None for w in self._writes):
+        if events is not None and self.input_unread:
             last_read = max((i for i, e in enumerate(events) if e == ACCESS), default=-1)
             if last_read >= 0:
                 # All that matters of them: a read, and whether a write followed.

@@ -2,9 +2,14 @@
 that ends in a query (CPR), in one write, then reads the reply and says
 nothing more until the next key. vim's ``hello`` then escape, in a few lines:
 escape's redraw ends in ``CSI ? 4 m``. A key typed before the reply came is
-kept for after it."""
+kept for after it. One byte per read: two keys queued are two reads, as
+when vim reads one key and redraws before it looks at the next. With
+``stop``, it stops itself after each answer to 'a' (a test goes on with
+it when it chooses)."""
 
 import os
+import signal
+import sys
 import tty
 
 tty.setraw(0)
@@ -16,7 +21,7 @@ pending = b""
 def byte() -> bytes:
     global pending
     if not pending:
-        pending = os.read(0, 1024)
+        pending = os.read(0, 1)
     out, pending = pending[:1], pending[1:]
     return out
 
@@ -30,6 +35,8 @@ while True:
     count += 1
     query = b"\x1b[6n" if key == b"b" else b""
     os.write(1, b"\rgot %s %d\x1b[K%s" % (key, count, query))
+    if key == b"a" and sys.argv[1:] == ["stop"]:
+        os.kill(os.getpid(), signal.SIGSTOP)
     if query:
         reply = b""
         while not reply.endswith(b"R"):
