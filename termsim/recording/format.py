@@ -30,6 +30,7 @@ is :mod:`termsim.engine.playback`'s job.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import re
@@ -87,7 +88,10 @@ class WaitRecord:
         return self.outcome not in ("matched", "cancelled")
 
 
+@functools.cache
 def _versions() -> dict[str, str]:
+    """Asked once per process: ``importlib.metadata`` reads and parses each
+    package's metadata file on every call (2 ms a recording otherwise)."""
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
@@ -144,7 +148,7 @@ def make_header(
         **({"profile": profile} if profile and profile != "xterm" else {}),
         **({"spawn_env": {k: None if SECRET_NAME.search(k) or SECRET_VALUE.search(v) else v
                           for k, v in sorted(spawn_env.items())}} if spawn_env else {}),
-        "versions": _versions(),
+        "versions": dict(_versions()),
         "platform": sys.platform,
         "started": datetime.now(UTC).isoformat(timespec="milliseconds"),
     }
