@@ -68,6 +68,9 @@ class Steady(Predicate):
         self.path = path
         self._text: str | None = None
         self._since = 0.0
+        #: The screen last written (a timer wakes the wait on the same one:
+        #: it is not written again).
+        self._snap: Snapshot | None = None
 
     def fresh(self) -> Predicate:
         return Steady(self.options, self.seconds, self.path)
@@ -76,9 +79,11 @@ class Steady(Predicate):
         raise TypeError("Steady() needs the session's clock: use it in wait_for()")
 
     def check(self, snap: Snapshot, ctx: Context) -> bool:
-        text = render(snap, self.options).text()
-        if text != self._text:
-            self._text, self._since = text, ctx.now
+        if snap is not self._snap:
+            self._snap = snap
+            text = render(snap, self.options).text()
+            if text != self._text:
+                self._text, self._since = text, ctx.now
         return ctx.now >= self._since + self.seconds
 
     def wake_at(self, ctx: Context) -> float | None:
