@@ -11,10 +11,8 @@ them in order.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import select
-import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -109,36 +107,42 @@ def _until_read_and_answered(probe: object, within: float) -> None:
         probe.peek()  # type: ignore[attr-defined]
 
 
-async def test_the_same_with_the_read_and_answer_forced_between_a_look_and_its_drain() -> None:
+async def test_the_same_with_the_read_and_answer_forced_between_a_look_and_its_drain(
+        tmp_path: Path) -> None:
     """The interleaving the test above meets now and then, made every time.
-    The program stops itself once it has answered 'a'. A look made once
-    'b' is queued too finds it stopped; then, after that look's events and
-    before its drain, the program goes on: it reads 'b' and answers with its
-    query. The drain takes that answer and feeds it, and the reply goes out,
-    read by the program in silence. Without the look before a reply, the
-    first pair failed here."""
-    async with termsim.spawn(program("query_answer.py", "stop"), rows=4) as term:
-        pty = term._pty
-        probe = pty.probe
-        assert probe is not None and probe.events_fd is not None
-        events = probe.events
-        stopped = False
-        forced = 0
+    The program waits on a FIFO once it has answered 'a'. A look made once
+    'b' is queued too lets it go, after that look's events and before its
+    drain: it reads 'b' and answers with its query. The drain takes that
+    answer and feeds it, and the reply goes out, read by the program in
+    silence. Without the look before a reply, the first pair failed here."""
+    fifo = tmp_path / "hold"
+    os.mkfifo(fifo)
+    release = os.open(fifo, os.O_RDWR)  # (opens at once, and so does the program's end)
+    try:
+        async with termsim.spawn(program("query_answer.py", "hold", str(fifo)),
+                                 rows=4) as term:
+            pty = term._pty
+            probe = pty.probe
+            assert probe is not None and probe.events_fd is not None
+            events = probe.events
+            sent = released = 0  # pairs whose 'b' was sent, and whose program was let go
 
-        def then_the_program_acts() -> list[str] | None:
-            nonlocal stopped, forced
-            with contextlib.suppress(ChildProcessError):  # (reaped at its exit)
-                stopped |= os.waitid(os.P_PID, term.pid, os.WSTOPPED | os.WNOHANG) is not None
-            found = events()
-            if stopped and probe.queued()[0] == 1:  # 'a' answered, 'b' queued
-                stopped = False
-                forced += 1
-                os.kill(term.pid, signal.SIGCONT)
-                _until_read_and_answered(probe, within=5.0)
-            return found
+            def then_the_program_acts() -> list[str] | None:
+                nonlocal released
+                found = events()
+                if released < sent and probe.queued()[0] == 1:  # 'a' read, 'b' queued
+                    released = sent
+                    os.write(release, b".")
+                    _until_read_and_answered(probe, within=5.0)
+                return found
 
-        probe.events = then_the_program_acts  # type: ignore[method-assign]
-        # The program may have stopped before 'b' was sent: then no event
-        # would come to make a look.
-        await _pairs(term, look=pty.probe_reads)
-    assert forced == 100  # each pair
+            def b_sent() -> None:
+                nonlocal sent
+                sent += 1
+                pty.probe_reads()  # the program may be waiting already: no event comes
+
+            probe.events = then_the_program_acts  # type: ignore[method-assign]
+            await _pairs(term, look=b_sent)
+        assert released == 100  # each pair
+    finally:
+        os.close(release)

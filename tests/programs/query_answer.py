@@ -4,13 +4,14 @@ nothing more until the next key. vim's ``hello`` then escape, in a few lines:
 escape's redraw ends in ``CSI ? 4 m``. A key typed before the reply came is
 kept for after it. One byte per read: two keys queued are two reads, as
 when vim reads one key and redraws before it looks at the next. With
-``stop``, it stops itself after each answer to 'a' (a test goes on with
-it when it chooses)."""
+``hold FIFO``, it reads a byte from the FIFO after each answer to 'a': a
+test lets it go on when it chooses (a byte sent early waits there)."""
 
 import os
-import signal
 import sys
 import tty
+
+hold = os.open(sys.argv[2], os.O_RDONLY) if sys.argv[1:2] == ["hold"] else None
 
 tty.setraw(0)
 os.write(1, b"ready\r\n")
@@ -35,8 +36,8 @@ while True:
     count += 1
     query = b"\x1b[6n" if key == b"b" else b""
     os.write(1, b"\rgot %s %d\x1b[K%s" % (key, count, query))
-    if key == b"a" and sys.argv[1:] == ["stop"]:
-        os.kill(os.getpid(), signal.SIGSTOP)
+    if key == b"a" and hold is not None:
+        os.read(hold, 1)
     if query:
         reply = b""
         while not reply.endswith(b"R"):
