@@ -23,6 +23,7 @@ from conftest import program
 
 import termsim
 from termsim import InputReady, Sequence, Text
+from termsim.live.readprobe import ReadProbe
 
 pytestmark = pytest.mark.anyio
 
@@ -95,16 +96,16 @@ async def test_an_answer_that_asks_a_query_counts_though_the_reply_is_read_after
         await _pairs(term)
 
 
-def _until_read_and_answered(probe: object, within: float) -> None:
+def _until_read_and_answered(probe: ReadProbe, within: float) -> None:
     """Block until the program's next read and a write after it are in
     the kernel's events (kept by ``peek`` for the next look)."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        kept = [what for _, what in probe._kept]  # type: ignore[attr-defined]
+        kept = [what for _, what in probe._kept]  # (what peek took, not yet told)
         if "read" in kept and "write" in kept[kept.index("read"):]:
             return
-        select.select([probe.events_fd], [], [], deadline - time.monotonic())  # type: ignore[attr-defined]
-        probe.peek()  # type: ignore[attr-defined]
+        select.select([probe.events_fd], [], [], deadline - time.monotonic())
+        probe.peek()
 
 
 async def test_the_same_with_the_read_and_answer_forced_between_a_look_and_its_drain(
