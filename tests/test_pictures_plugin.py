@@ -257,17 +257,19 @@ sys.modules["PIL"] = None
 QUIET_XDIST = ("-n", "1", *ONE_PROCESS)
 
 
-@pytest.mark.parametrize(("argv", "quiet_argv"), [(ONE_PROCESS, ONE_PROCESS),
-                                                  (XDIST, QUIET_XDIST)],
-                         ids=["one process", "xdist"])
-def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_install(
-        argv: tuple[str, ...], quiet_argv: tuple[str, ...], pytester: pytest.Pytester) -> None:
-    xdist = argv == XDIST
-    if xdist:
-        pytest.importorskip("xdist")
+def _without_pillow(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(NO_PILLOW)
     pytester.makepyfile(test_a=FAILING, test_b=FAILING.replace("test_waits", "test_b_waits"),
                         test_others=OTHERS)
+
+
+@pytest.mark.parametrize("argv", [ONE_PROCESS, XDIST], ids=["one process", "xdist"])
+def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_install(
+        argv: tuple[str, ...], pytester: pytest.Pytester) -> None:
+    xdist = argv == XDIST
+    if xdist:
+        pytest.importorskip("xdist")
+    _without_pillow(pytester)
     result = pytester.runpytest_subprocess(*argv, "-v")
     outcomes = result.parseoutcomes()
     assert (outcomes.get("failed"), outcomes.get("passed"), outcomes.get("errors")) == (3, 1, 1)
@@ -286,8 +288,15 @@ def test_without_pillow_no_test_fails_for_it_and_the_run_says_once_how_to_instal
         "termsim pictures: no PNG of the failed screens was drawn beside their recordings: "
         f"Pillow is not installed; install it with: {INSTALL} (or give --termsim-pictures=no)"]
     assert "Traceback" not in text and "ImportError" not in text
-    # Turned off, it says nothing.
-    quiet = pytester.runpytest_subprocess(*quiet_argv, "--termsim-pictures=no")
+    assert sys.modules.get("PIL") is not None  # (this process's Pillow is untouched)
+
+
+@pytest.mark.parametrize("argv", [ONE_PROCESS, QUIET_XDIST], ids=["one process", "xdist"])
+def test_without_pillow_and_pictures_turned_off_the_run_says_nothing(
+        argv: tuple[str, ...], pytester: pytest.Pytester) -> None:
+    if argv == QUIET_XDIST:
+        pytest.importorskip("xdist")
+    _without_pillow(pytester)
+    quiet = pytester.runpytest_subprocess(*argv, "--termsim-pictures=no")
     assert quiet.parseoutcomes().get("failed") == 3, quiet.outlines
     assert not [line for line in quiet.outlines if "Pillow" in line]
-    assert sys.modules.get("PIL") is not None  # (this process's Pillow is untouched)
