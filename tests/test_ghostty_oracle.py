@@ -19,6 +19,8 @@ elsewhere this module skips.
 
 from __future__ import annotations
 
+from itertools import islice
+
 import pytest
 
 pytest.importorskip("pyghostty")
@@ -32,6 +34,8 @@ SEED = 37
 #: Programs per run: 600 with the "full" Hypothesis profile, 150 with "ci"
 #: (about 3 s, shrinks included: a third of them disagree).
 PROGRAMS = examples(600)
+#: Tests the sample is cut into (one is ten seconds among eight workers).
+CHUNKS = 3
 
 
 @pytest.fixture(scope="module")
@@ -101,10 +105,13 @@ def test_termsim_draws_each_bug_example_as_ghostty_does(kind: Kind, checker: Che
 # -- the grammar ----------------------------------------------------------------------
 
 
-def test_termsim_draws_generated_programs_as_ghostty_does(checker: Checker) -> None:
-    """Every disagreement on the grammar sample, shrunk, is a known kind."""
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_termsim_draws_generated_programs_as_ghostty_does(chunk: int, checker: Checker) -> None:
+    """Every disagreement on the grammar sample, shrunk, is a known kind
+    (the sample in ``CHUNKS`` tests, each a slice of the same programs)."""
     unknown: dict[tuple[str, ...], Comparison] = {}
-    for program in programs(SEED, PROGRAMS):
+    size = -(-PROGRAMS // CHUNKS)
+    for program in islice(programs(SEED, PROGRAMS), chunk * size, (chunk + 1) * size):
         if not checker.compare(program).aspects:
             continue
         minimal = checker.minimal(program)
