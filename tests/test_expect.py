@@ -256,6 +256,20 @@ def _suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
         example=EXAMPLE, fullscreen=str(ROOT / "examples" / "fullscreen_app.py"), env=env))
 
 
+def test_a_golden_not_written_yet_fails_its_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 1. No goldens yet: the run fails and says how to write them.
+    _suite(pytester, monkeypatch)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=2)
+    # Count the raised errors, not the summary lines: whether pytest's short
+    # summary repeats the message depends on the terminal's width.
+    missing = re.compile(r"E\s+termsim\.GoldenMissing: no golden screen at")
+    raised = [line for line in result.outlines if missing.match(line)]
+    assert len(raised) == 2, result.stdout.str()
+
+
 def test_goldens_are_written_checked_and_rewritten(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -266,14 +280,6 @@ def test_goldens_are_written_checked_and_rewritten(
     screens.mkdir()
     (screens / "test_gone__old.screen").write_text("screen 1x1\n| |\n")
     unused = "termsim golden not used by any test: *test_gone__old.screen"
-    # 1. No goldens yet: the run fails and says how to write them.
-    result = pytester.runpytest("-p", "no:randomly")
-    result.assert_outcomes(failed=2)
-    # Count the raised errors, not the summary lines: whether pytest's short
-    # summary repeats the message depends on the terminal's width.
-    missing = re.compile(r"E\s+termsim\.GoldenMissing: no golden screen at")
-    raised = [line for line in result.outlines if missing.match(line)]
-    assert len(raised) == 2, result.stdout.str()
     # 2. --termsim-update writes them; 3. the next run passes, unchanged.
     result = pytester.runpytest("-p", "no:randomly", "--termsim-update")
     result.assert_outcomes(passed=2)
