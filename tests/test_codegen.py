@@ -88,6 +88,13 @@ def test_a_second_run_says_what_else_varies() -> None:
 def _check_generated(pytester: pytest.Pytester, recording: Path, *, runs: int = 3) -> str:
     """Generate the test, run it live ``runs`` times, then under shake; the
     generated ``drive`` also replays its own recording (``test_replay``)."""
+    source = _generated_passes(pytester, recording)
+    _generated_passes_again_and_shaken(pytester, source, runs=runs)
+    return source
+
+
+def _generated_passes(pytester: pytest.Pytester, recording: Path) -> str:
+    """The generated test, live and replaying its recording, on both backends."""
     source = generate(str(recording))
     assert "sleep(" not in source and source == generate(str(recording))
     compile(source, "generated", "exec")
@@ -105,6 +112,14 @@ async def test_replay() -> None:
     assert result.ret == 0, source + result.stdout.str()[-3000:] + "\nthe recording:\n" + "\n".join(
         repr(event) for event in termsim.files.Recording.open(recording).events)
     result.assert_outcomes(passed=4)  # live and replay, asyncio and trio
+    return source
+
+
+def _generated_passes_again_and_shaken(pytester: pytest.Pytester, source: str, *,
+                                       runs: int) -> None:
+    """``runs - 1`` more live runs of it, on one backend, then one under shake."""
+    if not (pytester.path / "test_generated.py").exists():
+        pytester.makepyfile(test_generated=source)
     for _ in range(runs - 1):  # again, live, on one backend
         result = pytester.runpytest("-p", "no:randomly", "-p", "no:cacheprovider", "-k",
                                     "asyncio and not replay")
@@ -114,7 +129,6 @@ async def test_replay() -> None:
                                 f"--termsim-shake={variants}", "-k", "asyncio and not replay")
     assert result.ret == 0, source + result.stdout.str()[-3000:]
     assert f"1 passing tests ran {variants} variants" in result.stdout.str()
-    return source
 
 
 @pytest.fixture
@@ -172,10 +186,19 @@ def test_the_example_repl_s_generated_test_passes(
     repl_recording: tuple[Path, str],
 ) -> None:
     recording, made = repl_recording
-    source = _check_generated(pytester, recording)
+    source = _generated_passes(pytester, recording)
     assert source == made
     assert 'Text("state: working", region=Region.row(-1))' in source  # shown on the way
     assert "assistant: done (9 chars)" in source
+
+
+def test_the_example_repl_s_generated_test_passes_again_and_shaken(
+    pytester: pytest.Pytester, repl_home: dict[str, str],
+    repl_recording: tuple[Path, str],
+) -> None:
+    # (Apart from the test above: each waits on the REPL, so they run side by side.)
+    _, made = repl_recording
+    _generated_passes_again_and_shaken(pytester, made, runs=3)
 
 
 def test_the_example_repl_s_generated_test_fails_when_the_boot_hangs(
